@@ -1,0 +1,15 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { ServiceKitModule } from '@checkout/service-kit';
+import { FulfillmentConfig } from './config/fulfillment.config';
+import { DATABASE } from './database';
+
+/** The fulfillment service. */
+@Module({})
+export class AppModule {
+  static register(config: FulfillmentConfig): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [ServiceKitModule.forRoot({ config, database: DATABASE, aggregateType: 'fulfillment' })],
+    };
+  }
+}

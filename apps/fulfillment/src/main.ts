@@ -1,0 +1,10 @@
+import 'reflect-metadata';
+import { bootstrapService } from '@checkout/service-kit';
+import { AppModule } from './app.module';
+import { loadFulfillmentConfig } from './config/fulfillment.config';
+
+const config = loadFulfillmentConfig();
+bootstrapService(AppModule.register(config), config).catch((error: unknown) => {
+  console.error(JSON.stringify({ level: 'fatal', service: 'fulfillment', msg: 'boot failed', err: String(error) }));
+  process.exit(1);
+});

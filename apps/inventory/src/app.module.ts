@@ -1,0 +1,15 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { ServiceKitModule } from '@checkout/service-kit';
+import { InventoryConfig } from './config/inventory.config';
+import { DATABASE } from './database';
+
+/** The inventory service. */
+@Module({})
+export class AppModule {
+  static register(config: InventoryConfig): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [ServiceKitModule.forRoot({ config, database: DATABASE, aggregateType: 'inventory' })],
+    };
+  }
+}

@@ -1,0 +1,22 @@
+import { MissingPrerequisite } from './prerequisites';
+import { down, up } from './stack';
+
+/** `up [--infra]` / `down`: what npm run up / npm run down call. */
+async function main(): Promise<void> {
+  const [command, ...flags] = process.argv.slice(2);
+  if (command === 'up') {
+    const timings = await up({ services: !flags.includes('--infra') });
+    console.log(`[stack] up in ${(timings.total / 1000).toFixed(1)} s: ${JSON.stringify(timings)}`);
+  } else if (command === 'down') {
+    await down();
+    console.log('[stack] down');
+  } else {
+    console.error('usage: cli.js up [--infra] | down');
+    process.exitCode = 2;
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof MissingPrerequisite ? error.message : `[stack] ${(error as Error).stack ?? error}`);
+  process.exitCode = 1;
+});

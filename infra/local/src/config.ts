@@ -1,0 +1,51 @@
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { SERVICES } from './topology';
+
+/** Where the repo is: infra/local/dist/src -> repo root. */
+export const REPO_ROOT = resolve(__dirname, '..', '..', '..', '..');
+
+const int = (name: string, fallback: number): number => {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1 || value > 65535) throw new Error(`${name} must be a port number, got ${raw}`);
+  return value;
+};
+
+/** The local stack's settings, read once from the environment (every port overridable). */
+export interface StackConfig {
+  dir: string;
+  logs: string;
+  run: string;
+  pg: { port: number; superuser: string; password: string };
+  kafka: { port: number; controllerPort: number; bootstrap: string };
+  connect: { port: number; url: string };
+  redis: { port: number; url: string };
+  servicePorts: Record<string, number>;
+  /** Password of every service's dev login role (dev only; production reads secrets from the environment). */
+  devDbPassword: string;
+  cdc: { user: string; password: string };
+}
+
+export function loadStackConfig(): StackConfig {
+  const dir = resolve(process.env.STACK_DIR ?? join(REPO_ROOT, '.stack'));
+  const kafkaPort = int('KAFKA_PORT', 59092);
+  const connectPort = int('CONNECT_PORT', 58083);
+  const redisPort = int('REDIS_PORT', 56379);
+  return {
+    dir,
+    logs: join(dir, 'logs'),
+    run: join(dir, 'run'),
+    pg: { port: int('PG_PORT', 55432), superuser: 'postgres', password: process.env.PG_SUPERUSER_PASSWORD ?? 'postgres' },
+    kafka: { port: kafkaPort, controllerPort: int('KAFKA_CONTROLLER_PORT', 59093), bootstrap: `127.0.0.1:${kafkaPort}` },
+    connect: { port: connectPort, url: `http://127.0.0.1:${connectPort}` },
+    redis: { port: redisPort, url: `redis://127.0.0.1:${redisPort}` },
+    servicePorts: Object.fromEntries(SERVICES.map((s) => [s.name, int(s.portEnv, s.defaultPort)])),
+    devDbPassword: process.env.DEV_DB_PASSWORD ?? 'dev-password',
+    cdc: { user: 'debezium', password: process.env.CDC_DB_PASSWORD ?? 'debezium-dev' },
+  };
+}
+
+/** Whether the stack folder exists at all (nothing was ever started). */
+export const stackExists = (config: StackConfig): boolean => existsSync(config.dir);

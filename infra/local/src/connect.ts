@@ -1,0 +1,132 @@
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { REPO_ROOT, StackConfig } from './config';
+import { Jars } from './jars';
+import { jvmArgs } from './kafka';
+import { runningPid, startDetached, stopManaged } from './processes';
+import { DB_SERVICES, dbEnvPrefix } from './topology';
+import { waitFor } from './wait';
+
+/** Where the connector definitions live: the same JSON files serve the local stack, compose and Kubernetes. */
+export const CONNECTOR_DIR = join(REPO_ROOT, 'infra', 'debezium');
+
+/** A Kafka Connect connector definition as stored in infra/debezium/<service>.json. */
+export interface ConnectorDefinition {
+  name: string;
+  config: Record<string, string>;
+}
+
+/** Reads every connector definition in infra/debezium. */
+export function connectorDefinitions(): ConnectorDefinition[] {
+  return readdirSync(CONNECTOR_DIR)
+    .filter((f) => f.endsWith('.json'))
+    .sort()
+    .map((f) => JSON.parse(readFileSync(join(CONNECTOR_DIR, f), 'utf8')) as ConnectorDefinition);
+}
+
+/** Distributed worker settings: internal topics RF 1, quick rebalance after a restart, frequent offset flush. */
+export function workerProperties(config: StackConfig, pluginPath: string): string {
+  return [
+    `bootstrap.servers=${config.kafka.bootstrap}`,
+    'group.id=checkout-connect',
+    'key.converter=org.apache.kafka.connect.storage.StringConverter',
+    'value.converter=org.apache.kafka.connect.storage.StringConverter',
+    'config.storage.topic=_connect-configs',
+    'offset.storage.topic=_connect-offsets',
+    'status.storage.topic=_connect-status',
+    'config.storage.replication.factor=1',
+    'offset.storage.replication.factor=1',
+    'status.storage.replication.factor=1',
+    'offset.storage.partitions=1',
+    'status.storage.partitions=1',
+    'offset.flush.interval.ms=1000',
+    'scheduled.rebalance.max.delay.ms=0',
+    `listeners=http://127.0.0.1:${config.connect.port}`,
+    'rest.advertised.host.name=127.0.0.1',
+    `rest.advertised.port=${config.connect.port}`,
+    `plugin.path=${pluginPath}`,
+    'plugin.discovery=service_load',
+    // Connector JSON says ${env:ORDER_DB_HOST}; the worker resolves it from its own environment.
+    'config.providers=env',
+    'config.providers.env.class=org.apache.kafka.common.config.provider.EnvVarConfigProvider',
+    '',
+  ].join('\n');
+}
+
+/** The environment the worker resolves connector placeholders from, for the local stack. */
+export function connectEnv(config: StackConfig): Record<string, string> {
+  const env: Record<string, string> = { CDC_DB_USER: config.cdc.user, CDC_DB_PASSWORD: config.cdc.password };
+  for (const svc of DB_SERVICES) {
+    const prefix = dbEnvPrefix(svc.name);
+    env[`${prefix}_HOST`] = '127.0.0.1';
+    env[`${prefix}_PORT`] = String(config.pg.port);
+    env[`${prefix}_NAME`] = svc.database;
+  }
+  return env;
+}
+
+async function rest<T>(config: StackConfig, path: string, init?: RequestInit): Promise<{ status: number; body: T }> {
+  const res = await fetch(`${config.connect.url}${path}`, {
+    ...init,
+    headers: { 'content-type': 'application/json', accept: 'application/json' },
+    signal: AbortSignal.timeout(10_000),
+  });
+  const text = await res.text();
+  return { status: res.status, body: (text ? JSON.parse(text) : undefined) as T };
+}
+
+interface ConnectorStatus {
+  connector: { state: string };
+  tasks: { id: number; state: string; trace?: string }[];
+}
+
+/** Whether a connector and all its tasks are RUNNING; throws with the trace when a task FAILED. */
+export async function connectorRunning(config: StackConfig, name: string): Promise<boolean> {
+  const { status, body } = await rest<ConnectorStatus>(config, `/connectors/${name}/status`);
+  if (status !== 200) return false;
+  const failed = body.tasks.find((t) => t.state === 'FAILED');
+  if (failed) throw new Error(`connector ${name} task ${failed.id} FAILED: ${failed.trace?.split('\n')[0]}`);
+  return body.connector.state === 'RUNNING' && body.tasks.length > 0 && body.tasks.every((t) => t.state === 'RUNNING');
+}
+
+async function restReady(config: StackConfig): Promise<boolean> {
+  const { status } = await rest(config, '/connectors');
+  return status === 200;
+}
+
+/** Starts the Connect worker detached (if not running) and waits for its REST API. */
+export async function startConnect(config: StackConfig, jars: Jars): Promise<void> {
+  if (runningPid(config.run, 'connect') && (await restReady(config).catch(() => false))) return;
+  const dir = join(config.dir, 'connect');
+  mkdirSync(dir, { recursive: true });
+  const props = join(dir, 'worker.properties');
+  writeFileSync(props, workerProperties(config, jars.pluginPath));
+  if (!runningPid(config.run, 'connect')) {
+    startDetached(config.run, config.logs, {
+      name: 'connect',
+      command: 'java',
+      args: [...jvmArgs(config, '512m'), '-cp', jars.classpath, 'org.apache.kafka.connect.cli.ConnectDistributed', props],
+      env: { ...process.env, ...connectEnv(config) },
+    });
+  }
+  await waitFor('Kafka Connect REST API', () => restReady(config), { timeoutMs: 120_000, intervalMs: 500 });
+}
+
+/** Registers (PUT, idempotent) every connector of infra/debezium and waits until each one is RUNNING. */
+export async function registerConnectors(config: StackConfig): Promise<string[]> {
+  const names: string[] = [];
+  for (const def of connectorDefinitions()) {
+    const { status, body } = await rest(config, `/connectors/${def.name}/config`, {
+      method: 'PUT',
+      body: JSON.stringify(def.config),
+    });
+    if (status !== 200 && status !== 201) throw new Error(`registering ${def.name} failed (${status}): ${JSON.stringify(body)}`);
+    names.push(def.name);
+  }
+  for (const name of names) {
+    await waitFor(`connector ${name} RUNNING`, () => connectorRunning(config, name), { timeoutMs: 120_000, intervalMs: 500 });
+  }
+  return names;
+}
+
+export const stopConnect = (config: StackConfig) => stopManaged(config.run, 'connect', 60_000);

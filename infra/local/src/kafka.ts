@@ -1,0 +1,113 @@
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { Kafka, logLevel } from 'kafkajs';
+import { StackConfig } from './config';
+import { Jars } from './jars';
+import { run, runningPid, startDetached, stopManaged } from './processes';
+import { waitFor } from './wait';
+
+const LOG4J2 = `status = warn
+appender.console.type = Console
+appender.console.name = STDOUT
+appender.console.layout.type = PatternLayout
+appender.console.layout.pattern = [%d] %p %m (%c)%n
+rootLogger.level = INFO
+rootLogger.appenderRef.stdout.ref = STDOUT
+logger.kafka.name = kafka
+logger.kafka.level = WARN
+logger.state.name = state.change.logger
+logger.state.level = WARN
+logger.reflections.name = org.reflections
+logger.reflections.level = ERROR
+logger.debezium.name = io.debezium
+logger.debezium.level = INFO
+`;
+
+/** The JVM flags of the stack's Java processes: small heaps, log4j2 config, no GC logs. */
+export function jvmArgs(config: StackConfig, heap: string): string[] {
+  const log4j = join(config.dir, 'config', 'log4j2.properties');
+  mkdirSync(join(config.dir, 'config'), { recursive: true });
+  writeFileSync(log4j, LOG4J2);
+  return [`-Xms${heap}`, `-Xmx${heap}`, '-XX:+UseSerialGC', '-Djava.awt.headless=true', `-Dlog4j2.configurationFile=${log4j}`];
+}
+
+/** Single-node KRaft settings (combined broker and controller, replication factor 1 everywhere). */
+export function serverProperties(config: StackConfig, logDirs: string): string {
+  const { port, controllerPort } = config.kafka;
+  return [
+    'process.roles=broker,controller',
+    'node.id=1',
+    `controller.quorum.voters=1@127.0.0.1:${controllerPort}`,
+    `listeners=PLAINTEXT://127.0.0.1:${port},CONTROLLER://127.0.0.1:${controllerPort}`,
+    `advertised.listeners=PLAINTEXT://127.0.0.1:${port}`,
+    'controller.listener.names=CONTROLLER',
+    'inter.broker.listener.name=PLAINTEXT',
+    'listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT',
+    `log.dirs=${logDirs}`,
+    'num.partitions=3',
+    'default.replication.factor=1',
+    'offsets.topic.replication.factor=1',
+    'offsets.topic.num.partitions=10',
+    'transaction.state.log.replication.factor=1',
+    'transaction.state.log.min.isr=1',
+    'share.coordinator.state.topic.replication.factor=1',
+    'share.coordinator.state.topic.min.isr=1',
+    'group.initial.rebalance.delay.ms=0',
+    'auto.create.topics.enable=true',
+    'log.retention.hours=168',
+    '',
+  ].join('\n');
+}
+
+/** A kafkajs admin-capable client on the stack's broker. */
+export function stackKafka(config: StackConfig, clientId = 'local-stack'): Kafka {
+  return new Kafka({ clientId, brokers: [config.kafka.bootstrap], logLevel: logLevel.NOTHING, retry: { retries: 3 } });
+}
+
+async function brokerReady(config: StackConfig): Promise<boolean> {
+  const admin = stackKafka(config).admin();
+  await admin.connect();
+  try {
+    await admin.listTopics();
+    return true;
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+/** Formats storage on first start and runs the broker detached; returns when kafkajs can list topics. */
+export async function startKafka(config: StackConfig, jars: Jars, log: (line: string) => void): Promise<void> {
+  if (runningPid(config.run, 'kafka') && (await brokerReady(config).catch(() => false))) return;
+  const dir = join(config.dir, 'kafka');
+  const data = join(dir, 'data');
+  const props = join(dir, 'server.properties');
+  mkdirSync(data, { recursive: true });
+  writeFileSync(props, serverProperties(config, data));
+  const jvm = jvmArgs(config, '512m');
+  if (!existsSync(join(data, 'meta.properties'))) {
+    log('formatting Kafka KRaft storage');
+    run('java', [...jvm, '-cp', jars.classpath, 'kafka.tools.StorageTool', 'format', '-t', randomUUID(), '-c', props, '--ignore-formatted']);
+  }
+  if (!runningPid(config.run, 'kafka')) {
+    startDetached(config.run, config.logs, { name: 'kafka', command: 'java', args: [...jvm, '-cp', jars.classpath, 'kafka.Kafka', props] });
+  }
+  await waitFor('Kafka to answer metadata requests', () => brokerReady(config), { timeoutMs: 90_000, intervalMs: 500 });
+}
+
+/** Creates the given topics if missing (partitions keyed by order id). */
+export async function ensureTopics(config: StackConfig, topics: string[], partitions = 3): Promise<void> {
+  const admin = stackKafka(config).admin();
+  await admin.connect();
+  try {
+    const existing = new Set(await admin.listTopics());
+    const missing = topics.filter((t) => !existing.has(t));
+    if (missing.length) {
+      await admin.createTopics({ waitForLeaders: true, topics: missing.map((topic) => ({ topic, numPartitions: partitions, replicationFactor: 1 })) });
+    }
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+export const stopKafka = (config: StackConfig) => stopManaged(config.run, 'kafka', 60_000);

@@ -1,0 +1,195 @@
+import { Consumer, IHeaders, KafkaMessage, Producer } from 'kafkajs';
+import { DataSource, EntityManager } from 'typeorm';
+import { ExponentialBackoff, handleWhen, retry } from 'cockatiel';
+import { Counter, Histogram, Registry } from 'prom-client';
+import { ContractViolation, EventType, SagaEvent, dlqTopic, parseEvent } from '@checkout/contracts';
+import { NonRetryableError } from './errors';
+import { createKafka } from './kafka';
+import { Logger, consoleLogger } from './logger';
+
+/** Applies one event inside the transaction in which its inbox row is recorded. */
+export type EventHandler<T extends EventType = EventType> = (event: SagaEvent<T>, tx: EntityManager) => Promise<void>;
+
+/** The handlers of one consumer, by event type (= topic). */
+export type HandlerMap = { [T in EventType]?: EventHandler<T> };
+
+/** Settings of one consumer. */
+export interface EventConsumerOptions {
+  /** Names the consumer group and the inbox rows: one per service and purpose, e.g. `inventory`. */
+  name: string;
+  brokers: string[];
+  dataSource: DataSource;
+  handlers: HandlerMap;
+  logger?: Logger;
+  registry?: Registry;
+  /** Attempts of a failing handler before the message is parked on the DLQ (default 5). */
+  maxAttempts?: number;
+  backoff?: { initialMs: number; maxMs: number };
+  /** Runs each handler call inside a context (e.g. continues the event's trace). */
+  around?: <R>(event: SagaEvent, fn: () => Promise<R>) => Promise<R>;
+  partitionsConsumedConcurrently?: number;
+}
+
+/** What happened to one message. */
+export type Outcome = 'applied' | 'duplicate' | 'dlq' | 'ignored';
+
+/** Why a message was parked, as recorded in its DLQ headers. */
+export interface DlqReason {
+  code: string;
+  reason: string;
+  attempts: number;
+}
+
+const headerText = (headers: IHeaders | undefined, name: string): string | undefined => {
+  const v = headers?.[name];
+  if (v === undefined || v === null) return undefined;
+  return Array.isArray(v) ? v[0]?.toString() : v.toString();
+};
+
+/**
+ * The Kafka consumer runtime: validate the event against libs/contracts, then in one DB transaction record
+ * its id in the inbox and run the handler (a redelivered event is skipped); retry with backoff; park poison
+ * messages on `<topic>.dlq` with the reason. `stop()` drains in-flight work and commits offsets.
+ */
+export class EventConsumer {
+  private readonly consumer: Consumer;
+  private readonly producer: Producer;
+  private readonly logger: Logger;
+  private readonly counter?: Counter<'consumer' | 'type' | 'outcome'>;
+  private readonly duration?: Histogram<'consumer' | 'type'>;
+  private running = false;
+
+  constructor(private readonly options: EventConsumerOptions) {
+    const kafka = createKafka(options.brokers, `${options.name}-consumer`);
+    this.consumer = kafka.consumer({ groupId: options.name, allowAutoTopicCreation: false, maxWaitTimeInMs: 100, retry: { retries: 10 } });
+    this.producer = kafka.producer({ allowAutoTopicCreation: false, idempotent: true, maxInFlightRequests: 1 });
+    this.logger = options.logger ?? consoleLogger;
+    if (options.registry) {
+      this.counter = getOrCreate(options.registry, 'messaging_consumed_total', () =>
+        new Counter({ name: 'messaging_consumed_total', help: 'Consumed events by outcome', labelNames: ['consumer', 'type', 'outcome'], registers: [options.registry!] }),
+      );
+      this.duration = getOrCreate(options.registry, 'messaging_handler_duration_seconds', () =>
+        new Histogram({ name: 'messaging_handler_duration_seconds', help: 'Handler time per event, inbox included', labelNames: ['consumer', 'type'], registers: [options.registry!] }),
+      );
+    }
+  }
+
+  /** The topics this consumer reads: one per handled event type. */
+  get topics(): EventType[] {
+    return Object.keys(this.options.handlers) as EventType[];
+  }
+
+  /** Connects, subscribes and starts consuming; resolves once the group has been joined. */
+  async start(): Promise<void> {
+    await this.producer.connect();
+    await this.consumer.connect();
+    await this.consumer.subscribe({ topics: this.topics, fromBeginning: true });
+    const joined = new Promise<void>((resolve) => {
+      const off = this.consumer.on(this.consumer.events.GROUP_JOIN, () => {
+        off();
+        resolve();
+      });
+    });
+    this.running = true;
+    await this.consumer.run({
+      partitionsConsumedConcurrently: this.options.partitionsConsumedConcurrently ?? 3,
+      eachMessage: async ({ topic, partition, message }) => {
+        await this.process(topic, partition, message);
+      },
+    });
+    await joined;
+  }
+
+  /** Stops fetching, lets the in-flight message finish, commits offsets and disconnects. */
+  async stop(): Promise<void> {
+    this.running = false;
+    await this.consumer.disconnect();
+    await this.producer.disconnect();
+  }
+
+  /** Handles one Kafka message end to end; exported behaviour is its outcome. */
+  async process(topic: string, partition: number, message: KafkaMessage): Promise<Outcome> {
+    const text = message.value?.toString('utf8') ?? '';
+    let event: SagaEvent;
+    try {
+      event = parseEvent(text);
+      if (event.type !== topic) throw new ContractViolation('CONTRACT.INVALID_ENVELOPE', `event of type ${event.type} on topic ${topic}`);
+    } catch (error) {
+      if (!(error instanceof ContractViolation)) throw error;
+      await this.park(topic, partition, message, { code: error.code, reason: error.message, attempts: 0 });
+      return this.count(topic, 'dlq');
+    }
+    const handler = this.options.handlers[event.type] as EventHandler | undefined;
+    if (!handler) return this.count(event.type, 'ignored');
+    const { maxAttempts = 5, backoff = { initialMs: 200, maxMs: 5_000 } } = this.options;
+    let attempts = 0;
+    const policy = retry(
+      handleWhen((e) => !(e instanceof NonRetryableError) && this.running),
+      { maxAttempts: maxAttempts - 1, backoff: new ExponentialBackoff({ initialDelay: backoff.initialMs, maxDelay: backoff.maxMs }) },
+    );
+    const end = this.duration?.startTimer({ consumer: this.options.name, type: event.type });
+    try {
+      const applied = await policy.execute(() => {
+        attempts += 1;
+        return this.applyOnce(event, handler);
+      });
+      return this.count(event.type, applied ? 'applied' : 'duplicate');
+    } catch (error) {
+      if (!this.running && !(error instanceof NonRetryableError)) throw error; // shutting down: leave it uncommitted
+      const code = error instanceof NonRetryableError ? error.code : 'HANDLER_FAILED';
+      this.logger.error({ consumer: this.options.name, eventId: event.eventId, type: event.type, sagaId: event.sagaId, attempts, err: String(error) }, 'event parked on the DLQ');
+      await this.park(topic, partition, message, { code, reason: (error as Error).message ?? String(error), attempts });
+      return this.count(event.type, 'dlq');
+    } finally {
+      end?.();
+    }
+  }
+
+  private async applyOnce(event: SagaEvent, handler: EventHandler): Promise<boolean> {
+    const run = () =>
+      this.options.dataSource.transaction(async (tx) => {
+        const inserted: unknown[] = await tx.query(
+          `INSERT INTO inbox (consumer, event_id, type, tenant_id, saga_id) VALUES ($1, $2, $3, $4, $5)
+           ON CONFLICT DO NOTHING RETURNING 1`,
+          [this.options.name, event.eventId, event.type, event.tenantId, event.sagaId],
+        );
+        if (inserted.length === 0) return false;
+        await handler(event, tx);
+        return true;
+      });
+    return this.options.around ? this.options.around(event, run) : run();
+  }
+
+  private async park(topic: string, partition: number, message: KafkaMessage, why: DlqReason): Promise<void> {
+    await this.producer.send({
+      topic: dlqTopic(topic),
+      messages: [
+        {
+          key: message.key,
+          value: message.value,
+          headers: {
+            ...message.headers,
+            'dlq-code': why.code,
+            'dlq-reason': why.reason.slice(0, 2000),
+            'dlq-attempts': String(why.attempts),
+            'dlq-consumer': this.options.name,
+            'dlq-original-topic': topic,
+            'dlq-original-partition': String(partition),
+            'dlq-original-offset': message.offset,
+            'dlq-event-id': headerText(message.headers, 'eventId') ?? '',
+          },
+        },
+      ],
+    });
+    this.logger.warn({ consumer: this.options.name, topic, partition, offset: message.offset, ...why }, 'message parked on dead-letter topic');
+  }
+
+  private count(type: string, outcome: Outcome): Outcome {
+    this.counter?.inc({ consumer: this.options.name, type, outcome });
+    return outcome;
+  }
+}
+
+function getOrCreate<T>(registry: Registry, name: string, create: () => T): T {
+  return (registry.getSingleMetric(name) as T | undefined) ?? create();
+}

@@ -1,0 +1,42 @@
+import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap, Optional } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { PinoLogger } from 'nestjs-pino';
+import { Registry } from 'prom-client';
+import { EventConsumer, HandlerMap, parseBrokers } from '@checkout/messaging';
+import { BaseConfig } from './config';
+import { EVENT_HANDLERS, METRICS_REGISTRY, SERVICE_CONFIG } from './tokens';
+
+/** Runs the service's event consumer for the lifetime of the app; SIGTERM drains it before the DB closes. */
+@Injectable()
+export class ConsumerHost implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private consumer?: EventConsumer;
+
+  constructor(
+    @Inject(SERVICE_CONFIG) private readonly config: BaseConfig,
+    @Inject(METRICS_REGISTRY) private readonly registry: Registry,
+    private readonly logger: PinoLogger,
+    @Optional() private readonly dataSource?: DataSource,
+    @Optional() @Inject(EVENT_HANDLERS) private readonly handlers?: HandlerMap,
+  ) {
+    logger.setContext('ConsumerHost');
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    if (!this.handlers || !this.dataSource || Object.keys(this.handlers).length === 0) return;
+    this.consumer = new EventConsumer({
+      name: this.config.SERVICE_NAME,
+      brokers: parseBrokers(this.config.KAFKA_BROKERS),
+      dataSource: this.dataSource,
+      handlers: this.handlers,
+      registry: this.registry,
+      logger: this.logger.logger,
+    });
+    await this.consumer.start();
+    this.logger.info({ topics: this.consumer.topics }, 'consumer started');
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.consumer?.stop();
+    this.logger.info('consumer stopped');
+  }
+}

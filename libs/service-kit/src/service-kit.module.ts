@@ -1,0 +1,78 @@
+import { DynamicModule, Global, Module, Provider } from '@nestjs/common';
+import { TerminusModule } from '@nestjs/terminus';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { LoggerModule } from 'nestjs-pino';
+import { Registry, collectDefaultMetrics } from 'prom-client';
+import { DataSourceOptions, MixedList } from 'typeorm';
+import { OutboxWriter } from '@checkout/messaging';
+import { BaseConfig } from './config';
+import { ConsumerHost } from './consumer.host';
+import { HealthController } from './health.controller';
+import { KafkaHealthIndicator } from './kafka.health';
+import { MetricsController } from './metrics.controller';
+import { HAS_DATABASE, METRICS_REGISTRY, OUTBOX_WRITER, SERVICE_CONFIG } from './tokens';
+
+/** What a service tells the kit about itself. */
+export interface ServiceKitOptions {
+  config: BaseConfig;
+  /** TypeORM entities and migrations of the service's own database; omit for a service without one. */
+  database?: { entities: MixedList<Function>; migrations: MixedList<Function> };
+  /** The aggregate type written to outbox rows (e.g. `order`). */
+  aggregateType?: string;
+}
+
+/** TypeORM options of a service database: migrations only, never synchronize. */
+export function dataSourceOptions(url: string, database: NonNullable<ServiceKitOptions['database']>): DataSourceOptions {
+  return {
+    type: 'postgres',
+    url,
+    entities: database.entities,
+    migrations: database.migrations,
+    migrationsTableName: 'typeorm_migrations',
+    synchronize: false,
+    migrationsRun: false,
+    extra: { max: Number(process.env.DB_POOL_SIZE ?? 20), application_name: process.env.SERVICE_NAME },
+  };
+}
+
+/** Logging, health, metrics, the database, the outbox writer and the consumer host, in one import. */
+@Global()
+@Module({})
+export class ServiceKitModule {
+  static forRoot(options: ServiceKitOptions): DynamicModule {
+    const registry = new Registry();
+    registry.setDefaultLabels({ service: options.config.SERVICE_NAME });
+    collectDefaultMetrics({ register: registry });
+    const providers: Provider[] = [
+      { provide: SERVICE_CONFIG, useValue: options.config },
+      { provide: METRICS_REGISTRY, useValue: registry },
+      { provide: HAS_DATABASE, useValue: options.database !== undefined },
+      { provide: OUTBOX_WRITER, useValue: new OutboxWriter(options.aggregateType ?? options.config.SERVICE_NAME) },
+      KafkaHealthIndicator,
+      ConsumerHost,
+    ];
+    const imports: DynamicModule['imports'] = [
+      TerminusModule,
+      LoggerModule.forRoot({
+        pinoHttp: {
+          level: options.config.LOG_LEVEL,
+          base: { service: options.config.SERVICE_NAME },
+          autoLogging: { ignore: (req) => req.url?.startsWith('/health') === true || req.url === '/metrics' },
+          redact: ['req.headers.authorization', 'req.headers["psp-signature"]'],
+        },
+      }),
+    ];
+    if (options.database) {
+      const url = options.config.DATABASE_URL;
+      if (!url) throw new Error('DATABASE_URL is required');
+      imports.push(TypeOrmModule.forRoot(dataSourceOptions(url, options.database)));
+    }
+    return {
+      module: ServiceKitModule,
+      imports,
+      controllers: [HealthController, MetricsController],
+      providers,
+      exports: [SERVICE_CONFIG, METRICS_REGISTRY, OUTBOX_WRITER, ConsumerHost],
+    };
+  }
+}
