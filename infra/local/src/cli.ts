@@ -1,5 +1,5 @@
 import { MissingPrerequisite } from './prerequisites';
-import { down, up } from './stack';
+import { down, restartService, up } from './stack';
 
 /** `up [--infra]` / `down`: what npm run up / npm run down call. */
 async function main(): Promise<void> {
@@ -7,11 +7,13 @@ async function main(): Promise<void> {
   if (command === 'up') {
     const timings = await up({ services: !flags.includes('--infra') });
     console.log(`[stack] up in ${(timings.total / 1000).toFixed(1)} s: ${JSON.stringify(timings)}`);
+  } else if (command === 'restart' && flags[0]) {
+    await restartService(flags[0]);
   } else if (command === 'down') {
     await down();
     console.log('[stack] down');
   } else {
-    console.error('usage: cli.js up [--infra] | down');
+    console.error('usage: cli.js up [--infra] | restart <service> | down');
     process.exitCode = 2;
   }
 }

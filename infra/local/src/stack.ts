@@ -9,7 +9,7 @@ import { databaseUrl, grantOutboxToCdc, provisionDatabases, startPostgres, stopP
 import { checkPrerequisites } from './prerequisites';
 import { run } from './processes';
 import { startRedis, stopRedis } from './redis';
-import { serviceEnv, startServices, stopServices } from './services';
+import { serviceEnv, startServices, stopService, stopServices } from './services';
 import { DB_SERVICES } from './topology';
 
 /** What `up` should start: the infrastructure only (for integration tests of a lib) or everything. */
@@ -22,8 +22,8 @@ export interface UpOptions {
 export type UpTimings = Record<string, number>;
 
 /** Runs each service's TypeORM migrations with its own role (services never `synchronize`). */
-export function migrateAll(config: StackConfig): void {
-  for (const svc of DB_SERVICES) {
+export function migrateAll(config: StackConfig, only?: string): void {
+  for (const svc of DB_SERVICES.filter((s) => !only || s.name === only)) {
     const script = join(REPO_ROOT, 'apps', svc.name, 'dist', 'src', 'migrate.js');
     if (!existsSync(script)) throw new Error(`${script} is missing: run npm run build first`);
     run(process.execPath, [script], { env: { ...process.env, ...serviceEnv(config, svc.name) } });
@@ -67,6 +67,17 @@ export async function up(options: UpOptions = {}): Promise<UpTimings> {
   if (options.services !== false) await step('services', () => startServices(config, log));
   timings.total = Object.values(timings).reduce((a, b) => a + b, 0);
   return timings;
+}
+
+/** Rebuilt a service? Applies its new migrations, stops it (SIGTERM) and starts it again, healthy. */
+export async function restartService(name: string, log: (line: string) => void = (line) => console.log(`[stack] ${line}`)): Promise<void> {
+  const config = loadStackConfig();
+  if (DB_SERVICES.some((s) => s.name === name)) {
+    migrateAll(config, name);
+    await grantOutboxToCdc(config);
+  }
+  await stopService(config, name);
+  await startServices(config, log);
 }
 
 /** Stops everything `up` started, services first; idempotent. */

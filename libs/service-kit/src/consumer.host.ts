@@ -6,7 +6,10 @@ import { EventConsumer, HandlerMap, parseBrokers } from '@checkout/messaging';
 import { BaseConfig } from './config';
 import { EVENT_HANDLERS, METRICS_REGISTRY, SERVICE_CONFIG } from './tokens';
 
-/** Runs the service's event consumer for the lifetime of the app; SIGTERM drains it before the DB closes. */
+/**
+ * Runs the service's event consumer for the lifetime of the app; SIGTERM drains it before the DB closes.
+ * A service lists it in its module's providers next to `{ provide: EVENT_HANDLERS, useFactory, inject }`.
+ */
 @Injectable()
 export class ConsumerHost implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private consumer?: EventConsumer;

@@ -6,10 +6,10 @@ import { Registry, collectDefaultMetrics } from 'prom-client';
 import { DataSourceOptions, MixedList } from 'typeorm';
 import { OutboxWriter } from '@checkout/messaging';
 import { BaseConfig } from './config';
-import { ConsumerHost } from './consumer.host';
 import { HealthController } from './health.controller';
 import { KafkaHealthIndicator } from './kafka.health';
 import { MetricsController } from './metrics.controller';
+import { TenantGuard, TenantRegistry } from './tenancy';
 import { HAS_DATABASE, METRICS_REGISTRY, OUTBOX_WRITER, SERVICE_CONFIG } from './tokens';
 
 /** What a service tells the kit about itself. */
@@ -48,8 +48,9 @@ export class ServiceKitModule {
       { provide: METRICS_REGISTRY, useValue: registry },
       { provide: HAS_DATABASE, useValue: options.database !== undefined },
       { provide: OUTBOX_WRITER, useValue: new OutboxWriter(options.aggregateType ?? options.config.SERVICE_NAME) },
+      { provide: TenantRegistry, useValue: TenantRegistry.fromEnv() },
+      TenantGuard,
       KafkaHealthIndicator,
-      ConsumerHost,
     ];
     const imports: DynamicModule['imports'] = [
       TerminusModule,
@@ -72,7 +73,7 @@ export class ServiceKitModule {
       imports,
       controllers: [HealthController, MetricsController],
       providers,
-      exports: [SERVICE_CONFIG, METRICS_REGISTRY, OUTBOX_WRITER, ConsumerHost],
+      exports: [SERVICE_CONFIG, METRICS_REGISTRY, OUTBOX_WRITER, TenantRegistry, TenantGuard],
     };
   }
 }

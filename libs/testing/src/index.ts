@@ -1,0 +1,4 @@
+export * from './kafka';
+export * from './database';
+export * from './events';
+export { waitFor, loadStackConfig } from '@checkout/local-stack';
