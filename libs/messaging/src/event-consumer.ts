@@ -28,6 +28,8 @@ export interface EventConsumerOptions {
   /** Runs each handler call inside a context (e.g. continues the event's trace). */
   around?: <R>(event: SagaEvent, fn: () => Promise<R>) => Promise<R>;
   partitionsConsumedConcurrently?: number;
+  /** Called after each message with what happened to it (for trackers and tests). */
+  onProcessed?: (outcome: Outcome, event: SagaEvent | null, message: KafkaMessage) => void;
 }
 
 /** What happened to one message. */
@@ -58,6 +60,7 @@ export class EventConsumer {
   private readonly counter?: Counter<'consumer' | 'type' | 'outcome'>;
   private readonly duration?: Histogram<'consumer' | 'type'>;
   private running = false;
+  private crashed: string | null = null;
 
   constructor(private readonly options: EventConsumerOptions) {
     const kafka = createKafka(options.brokers, `${options.name}-consumer`);
@@ -90,6 +93,11 @@ export class EventConsumer {
         resolve();
       });
     });
+    this.consumer.on(this.consumer.events.CRASH, ({ payload }) => {
+      this.crashed = String(payload.error);
+      this.logger.error({ consumer: this.options.name, err: this.crashed, restart: payload.restart }, 'consumer crashed');
+      if (payload.restart) this.crashed = null;
+    });
     this.running = true;
     await this.consumer.run({
       partitionsConsumedConcurrently: this.options.partitionsConsumedConcurrently ?? 3,
@@ -98,6 +106,11 @@ export class EventConsumer {
       },
     });
     await joined;
+  }
+
+  /** Why the consumer stopped for good (kafkajs does not restart on a non-retriable crash), or null. */
+  get crashReason(): string | null {
+    return this.crashed;
   }
 
   /** Stops fetching, lets the in-flight message finish, commits offsets and disconnects. */
@@ -117,10 +130,10 @@ export class EventConsumer {
     } catch (error) {
       if (!(error instanceof ContractViolation)) throw error;
       await this.park(topic, partition, message, { code: error.code, reason: error.message, attempts: 0 });
-      return this.count(topic, 'dlq');
+      return this.count(topic, 'dlq', null, message);
     }
     const handler = this.options.handlers[event.type] as EventHandler | undefined;
-    if (!handler) return this.count(event.type, 'ignored');
+    if (!handler) return this.count(event.type, 'ignored', event, message);
     const { maxAttempts = 5, backoff = { initialMs: 200, maxMs: 5_000 } } = this.options;
     let attempts = 0;
     const policy = retry(
@@ -133,13 +146,13 @@ export class EventConsumer {
         attempts += 1;
         return this.applyOnce(event, handler);
       });
-      return this.count(event.type, applied ? 'applied' : 'duplicate');
+      return this.count(event.type, applied ? 'applied' : 'duplicate', event, message);
     } catch (error) {
       if (!this.running && !(error instanceof NonRetryableError)) throw error; // shutting down: leave it uncommitted
       const code = error instanceof NonRetryableError ? error.code : 'HANDLER_FAILED';
       this.logger.error({ consumer: this.options.name, eventId: event.eventId, type: event.type, sagaId: event.sagaId, attempts, err: String(error) }, 'event parked on the DLQ');
       await this.park(topic, partition, message, { code, reason: (error as Error).message ?? String(error), attempts });
-      return this.count(event.type, 'dlq');
+      return this.count(event.type, 'dlq', event, message);
     } finally {
       end?.();
     }
@@ -168,7 +181,7 @@ export class EventConsumer {
           key: message.key,
           value: message.value,
           headers: {
-            ...message.headers,
+            ...withoutNulls(message.headers),
             'dlq-code': why.code,
             'dlq-reason': why.reason.slice(0, 2000),
             'dlq-attempts': String(why.attempts),
@@ -184,10 +197,16 @@ export class EventConsumer {
     this.logger.warn({ consumer: this.options.name, topic, partition, offset: message.offset, ...why }, 'message parked on dead-letter topic');
   }
 
-  private count(type: string, outcome: Outcome): Outcome {
+  private count(type: string, outcome: Outcome, event: SagaEvent | null, message: KafkaMessage): Outcome {
     this.counter?.inc({ consumer: this.options.name, type, outcome });
+    this.options.onProcessed?.(outcome, event, message);
     return outcome;
   }
+}
+
+/** Kafka headers with null values (e.g. a null causationId) cannot be produced again. */
+function withoutNulls(headers: IHeaders | undefined): IHeaders {
+  return Object.fromEntries(Object.entries(headers ?? {}).filter(([, v]) => v !== null && v !== undefined)) as IHeaders;
 }
 
 function getOrCreate<T>(registry: Registry, name: string, create: () => T): T {
