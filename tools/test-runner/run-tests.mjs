@@ -59,5 +59,10 @@ const test = spawnSync(
   { stdio: 'inherit', cwd: root, env: { ...process.env, FORCE_COLOR: '0' } },
 );
 if (startedStack) spawnSync(process.execPath, [stackCli, 'down'], { stdio: 'inherit' });
-console.log(`ran ${unit.length} unit and ${integration.length} integration files: ${[...unit, ...integration].map((f) => relative(root, f)).join(', ')}`.slice(0, 4000));
+console.log(
+  `ran ${unit.length} unit and ${integration.length} integration files: ${[...unit, ...integration].map((f) => relative(root, f)).join(', ')}`.slice(
+    0,
+    4000,
+  ),
+);
 process.exit(test.status ?? 1);

@@ -5,6 +5,8 @@ import { loadFulfillmentConfig } from './config/fulfillment.config';
 
 const config = loadFulfillmentConfig();
 bootstrapService(AppModule.register(config), config).catch((error: unknown) => {
-  console.error(JSON.stringify({ level: 'fatal', service: 'fulfillment', msg: 'boot failed', err: String(error) }));
+  console.error(
+    JSON.stringify({ level: 'fatal', service: 'fulfillment', msg: 'boot failed', err: String(error) }),
+  );
   process.exit(1);
 });

@@ -9,6 +9,8 @@ const config = parseConfig(BaseConfigSchema);
 class PspSimulatorModule {}
 
 bootstrapService(PspSimulatorModule, config).catch((error: unknown) => {
-  console.error(JSON.stringify({ level: 'fatal', service: 'psp-simulator', msg: 'boot failed', err: String(error) }));
+  console.error(
+    JSON.stringify({ level: 'fatal', service: 'psp-simulator', msg: 'boot failed', err: String(error) }),
+  );
   process.exit(1);
 });

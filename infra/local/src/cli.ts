@@ -19,6 +19,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  console.error(error instanceof MissingPrerequisite ? error.message : `[stack] ${(error as Error).stack ?? error}`);
+  console.error(
+    error instanceof MissingPrerequisite ? error.message : `[stack] ${(error as Error).stack ?? error}`,
+  );
   process.exitCode = 1;
 });

@@ -9,7 +9,8 @@ const int = (name: string, fallback: number): number => {
   const raw = process.env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1 || value > 65535) throw new Error(`${name} must be a port number, got ${raw}`);
+  if (!Number.isInteger(value) || value < 1 || value > 65535)
+    throw new Error(`${name} must be a port number, got ${raw}`);
   return value;
 };
 
@@ -37,8 +38,16 @@ export function loadStackConfig(): StackConfig {
     dir,
     logs: join(dir, 'logs'),
     run: join(dir, 'run'),
-    pg: { port: int('PG_PORT', 55432), superuser: 'postgres', password: process.env.PG_SUPERUSER_PASSWORD ?? 'postgres' },
-    kafka: { port: kafkaPort, controllerPort: int('KAFKA_CONTROLLER_PORT', 59093), bootstrap: `127.0.0.1:${kafkaPort}` },
+    pg: {
+      port: int('PG_PORT', 55432),
+      superuser: 'postgres',
+      password: process.env.PG_SUPERUSER_PASSWORD ?? 'postgres',
+    },
+    kafka: {
+      port: kafkaPort,
+      controllerPort: int('KAFKA_CONTROLLER_PORT', 59093),
+      bootstrap: `127.0.0.1:${kafkaPort}`,
+    },
     connect: { port: connectPort, url: `http://127.0.0.1:${connectPort}` },
     redis: { port: redisPort, url: `redis://127.0.0.1:${redisPort}` },
     servicePorts: Object.fromEntries(SERVICES.map((s) => [s.name, int(s.portEnv, s.defaultPort)])),

@@ -65,7 +65,11 @@ export function connectEnv(config: StackConfig): Record<string, string> {
   return env;
 }
 
-async function rest<T>(config: StackConfig, path: string, init?: RequestInit): Promise<{ status: number; body: T }> {
+async function rest<T>(
+  config: StackConfig,
+  path: string,
+  init?: RequestInit,
+): Promise<{ status: number; body: T }> {
   const res = await fetch(`${config.connect.url}${path}`, {
     ...init,
     headers: { 'content-type': 'application/json', accept: 'application/json' },
@@ -86,7 +90,11 @@ export async function connectorRunning(config: StackConfig, name: string): Promi
   if (status !== 200) return false;
   const failed = body.tasks.find((t) => t.state === 'FAILED');
   if (failed) throw new Error(`connector ${name} task ${failed.id} FAILED: ${failed.trace?.split('\n')[0]}`);
-  return body.connector.state === 'RUNNING' && body.tasks.length > 0 && body.tasks.every((t) => t.state === 'RUNNING');
+  return (
+    body.connector.state === 'RUNNING' &&
+    body.tasks.length > 0 &&
+    body.tasks.every((t) => t.state === 'RUNNING')
+  );
 }
 
 async function restReady(config: StackConfig): Promise<boolean> {
@@ -105,7 +113,13 @@ export async function startConnect(config: StackConfig, jars: Jars): Promise<voi
     startDetached(config.run, config.logs, {
       name: 'connect',
       command: 'java',
-      args: [...jvmArgs(config, '512m'), '-cp', jars.classpath, 'org.apache.kafka.connect.cli.ConnectDistributed', props],
+      args: [
+        ...jvmArgs(config, '512m'),
+        '-cp',
+        jars.classpath,
+        'org.apache.kafka.connect.cli.ConnectDistributed',
+        props,
+      ],
       env: { ...process.env, ...connectEnv(config) },
     });
   }
@@ -120,11 +134,15 @@ export async function registerConnectors(config: StackConfig): Promise<string[]>
       method: 'PUT',
       body: JSON.stringify(def.config),
     });
-    if (status !== 200 && status !== 201) throw new Error(`registering ${def.name} failed (${status}): ${JSON.stringify(body)}`);
+    if (status !== 200 && status !== 201)
+      throw new Error(`registering ${def.name} failed (${status}): ${JSON.stringify(body)}`);
     names.push(def.name);
   }
   for (const name of names) {
-    await waitFor(`connector ${name} RUNNING`, () => connectorRunning(config, name), { timeoutMs: 120_000, intervalMs: 500 });
+    await waitFor(`connector ${name} RUNNING`, () => connectorRunning(config, name), {
+      timeoutMs: 120_000,
+      intervalMs: 500,
+    });
   }
   return names;
 }

@@ -34,7 +34,12 @@ export function ensureJars(config: StackConfig, log: (line: string) => void): Ja
     rmSync(cache, { recursive: true, force: true });
     mkdirSync(pluginPath, { recursive: true });
     const mvn = ['-B', '-q', '-f', POM];
-    run('mvn', [...mvn, 'dependency:copy-dependencies', `-DoutputDirectory=${libDir}`, '-DincludeScope=runtime']);
+    run('mvn', [
+      ...mvn,
+      'dependency:copy-dependencies',
+      `-DoutputDirectory=${libDir}`,
+      '-DincludeScope=runtime',
+    ]);
     const download = join(cache, 'download');
     run('mvn', [
       ...mvn,

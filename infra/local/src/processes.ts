@@ -92,11 +92,17 @@ export function onPath(command: string): boolean {
 }
 
 /** Runs a command to completion, throwing with its output when it fails. */
-export function run(command: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; uid?: number; gid?: number } = {}): string {
+export function run(
+  command: string,
+  args: string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; uid?: number; gid?: number } = {},
+): string {
   const result = spawnSync(command, args, { ...options, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   if (result.error) throw result.error;
   if (result.status !== 0) {
-    throw new Error(`${command} ${args.join(' ')} exited ${result.status}:\n${result.stdout}\n${result.stderr}`.trim());
+    throw new Error(
+      `${command} ${args.join(' ')} exited ${result.status}:\n${result.stdout}\n${result.stderr}`.trim(),
+    );
   }
   return result.stdout;
 }

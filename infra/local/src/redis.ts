@@ -32,7 +32,18 @@ export async function startRedis(config: StackConfig): Promise<void> {
     startDetached(config.run, config.logs, {
       name: 'redis',
       command: 'redis-server',
-      args: ['--port', String(config.redis.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir],
+      args: [
+        '--port',
+        String(config.redis.port),
+        '--bind',
+        '127.0.0.1',
+        '--save',
+        '',
+        '--appendonly',
+        'no',
+        '--dir',
+        dir,
+      ],
     });
   }
   await waitFor('Redis PING', () => redisPing(config.redis.port), { timeoutMs: 20_000, intervalMs: 100 });

@@ -30,14 +30,17 @@ export function serviceEnv(config: StackConfig, name: string): Record<string, st
 
 /** Whether a service answers its readiness probe. */
 export async function serviceReady(config: StackConfig, name: string): Promise<boolean> {
-  const res = await fetch(`http://127.0.0.1:${config.servicePorts[name]}/health/ready`, { signal: AbortSignal.timeout(2000) });
+  const res = await fetch(`http://127.0.0.1:${config.servicePorts[name]}/health/ready`, {
+    signal: AbortSignal.timeout(2000),
+  });
   return res.status === 200;
 }
 
 /** Starts every built service detached and waits until each one's /health/ready says ok. */
 export async function startServices(config: StackConfig, log: (line: string) => void): Promise<void> {
   for (const svc of SERVICES) {
-    if (runningPid(config.run, svc.name) && (await serviceReady(config, svc.name).catch(() => false))) continue;
+    if (runningPid(config.run, svc.name) && (await serviceReady(config, svc.name).catch(() => false)))
+      continue;
     const main = join(REPO_ROOT, 'apps', svc.name, 'dist', 'src', 'main.js');
     if (!existsSync(main)) throw new Error(`${main} is missing: run npm run build first`);
     if (!runningPid(config.run, svc.name)) {
@@ -51,9 +54,10 @@ export async function startServices(config: StackConfig, log: (line: string) => 
   }
   await Promise.all(
     SERVICES.map((svc) =>
-      waitFor(`${svc.name} /health/ready`, () => serviceReady(config, svc.name), { timeoutMs: 60_000, intervalMs: 250 }).then(() =>
-        log(`${svc.name} ready on :${config.servicePorts[svc.name]}`),
-      ),
+      waitFor(`${svc.name} /health/ready`, () => serviceReady(config, svc.name), {
+        timeoutMs: 60_000,
+        intervalMs: 250,
+      }).then(() => log(`${svc.name} ready on :${config.servicePorts[svc.name]}`)),
     ),
   );
 }

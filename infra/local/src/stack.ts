@@ -70,7 +70,10 @@ export async function up(options: UpOptions = {}): Promise<UpTimings> {
 }
 
 /** Rebuilt a service? Applies its new migrations, stops it (SIGTERM) and starts it again, healthy. */
-export async function restartService(name: string, log: (line: string) => void = (line) => console.log(`[stack] ${line}`)): Promise<void> {
+export async function restartService(
+  name: string,
+  log: (line: string) => void = (line) => console.log(`[stack] ${line}`),
+): Promise<void> {
   const config = loadStackConfig();
   if (DB_SERVICES.some((s) => s.name === name)) {
     migrateAll(config, name);
@@ -81,7 +84,9 @@ export async function restartService(name: string, log: (line: string) => void =
 }
 
 /** Stops everything `up` started, services first; idempotent. */
-export async function down(log: (line: string) => void = (line) => console.log(`[stack] ${line}`)): Promise<void> {
+export async function down(
+  log: (line: string) => void = (line) => console.log(`[stack] ${line}`),
+): Promise<void> {
   const config = loadStackConfig();
   await stopServices(config);
   if (await stopConnect(config)) log('connect stopped');

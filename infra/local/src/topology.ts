@@ -18,7 +18,9 @@ export const SERVICES: readonly ServiceSpec[] = [
 ];
 
 /** Services that own a database and publish through an outbox relayed by Debezium. */
-export const DB_SERVICES = SERVICES.filter((s): s is ServiceSpec & { database: string } => s.database !== null);
+export const DB_SERVICES = SERVICES.filter(
+  (s): s is ServiceSpec & { database: string } => s.database !== null,
+);
 
 /** Env var prefix of a service's database coordinates for the Connect worker, e.g. ORDER_DB. */
 export const dbEnvPrefix = (service: string): string => `${service.toUpperCase().replace(/-/g, '_')}_DB`;

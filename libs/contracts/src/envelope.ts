@@ -23,7 +23,11 @@ export const RawEnvelope = z.object({ ...EnvelopeFields, payload: z.unknown() })
 export type RawEnvelope = z.infer<typeof RawEnvelope>;
 
 /** Builds the envelope schema of one event type and version around its payload schema. */
-export function envelopeOf<T extends string, V extends number, P extends z.ZodType>(type: T, version: V, payload: P) {
+export function envelopeOf<T extends string, V extends number, P extends z.ZodType>(
+  type: T,
+  version: V,
+  payload: P,
+) {
   return z.object({ ...EnvelopeFields, type: z.literal(type), version: z.literal(version), payload });
 }
 

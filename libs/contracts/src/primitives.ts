@@ -4,7 +4,9 @@ import { z } from 'zod';
 export const TenantId = z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'tenantId must be a lowercase slug');
 
 /** A SKU as merchants write it: 1..64 visible characters. */
-export const Sku = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'sku must be 1..64 of [A-Za-z0-9._-]');
+export const Sku = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'sku must be 1..64 of [A-Za-z0-9._-]');
 
 /** ISO 4217 currency code. */
 export const Currency = z.string().regex(/^[A-Z]{3}$/, 'currency must be an ISO 4217 code');
@@ -22,7 +24,9 @@ export const OrderId = z.uuid();
 export const Timestamp = z.iso.datetime({ offset: true });
 
 /** W3C trace context header value. */
-export const Traceparent = z.string().regex(/^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/, 'not a W3C traceparent');
+export const Traceparent = z
+  .string()
+  .regex(/^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/, 'not a W3C traceparent');
 
 /** An order line as priced and snapshotted by the order service at checkout. */
 export const PricedLine = z.object({

@@ -2,13 +2,24 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ContractViolation, SAGA_TOPICS, dlqTopic, jsonSchemaOf, parseEvent, validateEvent } from './registry';
+import {
+  ContractViolation,
+  SAGA_TOPICS,
+  dlqTopic,
+  jsonSchemaOf,
+  parseEvent,
+  validateEvent,
+} from './registry';
 
 const root = join(__dirname, '..', '..');
 const golden = () => JSON.parse(readFileSync(join(root, 'fixtures', 'order.paid.v1.json'), 'utf8'));
 
 const violation = (fn: () => unknown, code: ContractViolation['code'], pattern?: RegExp) =>
-  assert.throws(fn, (e: unknown) => e instanceof ContractViolation && e.code === code && (!pattern || pattern.test(e.message)));
+  assert.throws(
+    fn,
+    (e: unknown) =>
+      e instanceof ContractViolation && e.code === code && (!pattern || pattern.test(e.message)),
+  );
 
 describe('contracts registry', () => {
   it('accepts the golden order.paid v1 message that consumer teams build against', () => {
@@ -20,7 +31,11 @@ describe('contracts registry', () => {
   it('tells malformed JSON, a bad envelope, an unknown type or version and a bad payload apart', () => {
     violation(() => parseEvent('{not json'), 'CONTRACT.MALFORMED_JSON');
     violation(() => validateEvent({ ...golden(), eventId: 'nope' }), 'CONTRACT.INVALID_ENVELOPE', /eventId/);
-    violation(() => validateEvent({ ...golden(), traceparent: 'xyz' }), 'CONTRACT.INVALID_ENVELOPE', /traceparent/);
+    violation(
+      () => validateEvent({ ...golden(), traceparent: 'xyz' }),
+      'CONTRACT.INVALID_ENVELOPE',
+      /traceparent/,
+    );
     violation(() => validateEvent({ ...golden(), type: 'order.shipped-by-drone' }), 'CONTRACT.UNKNOWN_TYPE');
     violation(() => validateEvent({ ...golden(), version: 2 }), 'CONTRACT.UNKNOWN_TYPE', /version 2/);
     const negative = golden();
@@ -42,7 +57,11 @@ describe('contracts registry', () => {
   it('publishes a JSON Schema per event that matches the files checked in under schemas/', () => {
     for (const type of SAGA_TOPICS) {
       const published = JSON.parse(readFileSync(join(root, 'schemas', `${type}.v1.json`), 'utf8'));
-      assert.deepEqual(published, jsonSchemaOf(type, 1), `${type}: run node libs/contracts/dist/src/publish-schemas.js`);
+      assert.deepEqual(
+        published,
+        jsonSchemaOf(type, 1),
+        `${type}: run node libs/contracts/dist/src/publish-schemas.js`,
+      );
     }
   });
 

@@ -54,7 +54,11 @@ export const isEventType = (type: string): type is EventType => Object.hasOwn(EV
 /** Why an event could not be accepted: the stable code and a human-readable reason. */
 export class ContractViolation extends Error {
   constructor(
-    readonly code: 'CONTRACT.MALFORMED_JSON' | 'CONTRACT.INVALID_ENVELOPE' | 'CONTRACT.UNKNOWN_TYPE' | 'CONTRACT.INVALID_PAYLOAD',
+    readonly code:
+      | 'CONTRACT.MALFORMED_JSON'
+      | 'CONTRACT.INVALID_ENVELOPE'
+      | 'CONTRACT.UNKNOWN_TYPE'
+      | 'CONTRACT.INVALID_PAYLOAD',
     message: string,
   ) {
     super(message);

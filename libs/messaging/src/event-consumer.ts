@@ -8,7 +8,10 @@ import { createKafka } from './kafka';
 import { Logger, consoleLogger } from './logger';
 
 /** Applies one event inside the transaction in which its inbox row is recorded. */
-export type EventHandler<T extends EventType = EventType> = (event: SagaEvent<T>, tx: EntityManager) => Promise<void>;
+export type EventHandler<T extends EventType = EventType> = (
+  event: SagaEvent<T>,
+  tx: EntityManager,
+) => Promise<void>;
 
 /** The handlers of one consumer, by event type (= topic). */
 export type HandlerMap = { [T in EventType]?: EventHandler<T> };
@@ -64,15 +67,40 @@ export class EventConsumer {
 
   constructor(private readonly options: EventConsumerOptions) {
     const kafka = createKafka(options.brokers, `${options.name}-consumer`);
-    this.consumer = kafka.consumer({ groupId: options.name, allowAutoTopicCreation: false, maxWaitTimeInMs: 100, retry: { retries: 10 } });
-    this.producer = kafka.producer({ allowAutoTopicCreation: false, idempotent: true, maxInFlightRequests: 1 });
+    this.consumer = kafka.consumer({
+      groupId: options.name,
+      allowAutoTopicCreation: false,
+      maxWaitTimeInMs: 100,
+      retry: { retries: 10 },
+    });
+    this.producer = kafka.producer({
+      allowAutoTopicCreation: false,
+      idempotent: true,
+      maxInFlightRequests: 1,
+    });
     this.logger = options.logger ?? consoleLogger;
     if (options.registry) {
-      this.counter = getOrCreate(options.registry, 'messaging_consumed_total', () =>
-        new Counter({ name: 'messaging_consumed_total', help: 'Consumed events by outcome', labelNames: ['consumer', 'type', 'outcome'], registers: [options.registry!] }),
+      this.counter = getOrCreate(
+        options.registry,
+        'messaging_consumed_total',
+        () =>
+          new Counter({
+            name: 'messaging_consumed_total',
+            help: 'Consumed events by outcome',
+            labelNames: ['consumer', 'type', 'outcome'],
+            registers: [options.registry!],
+          }),
       );
-      this.duration = getOrCreate(options.registry, 'messaging_handler_duration_seconds', () =>
-        new Histogram({ name: 'messaging_handler_duration_seconds', help: 'Handler time per event, inbox included', labelNames: ['consumer', 'type'], registers: [options.registry!] }),
+      this.duration = getOrCreate(
+        options.registry,
+        'messaging_handler_duration_seconds',
+        () =>
+          new Histogram({
+            name: 'messaging_handler_duration_seconds',
+            help: 'Handler time per event, inbox included',
+            labelNames: ['consumer', 'type'],
+            registers: [options.registry!],
+          }),
       );
     }
   }
@@ -95,7 +123,10 @@ export class EventConsumer {
     });
     this.consumer.on(this.consumer.events.CRASH, ({ payload }) => {
       this.crashed = String(payload.error);
-      this.logger.error({ consumer: this.options.name, err: this.crashed, restart: payload.restart }, 'consumer crashed');
+      this.logger.error(
+        { consumer: this.options.name, err: this.crashed, restart: payload.restart },
+        'consumer crashed',
+      );
       if (payload.restart) this.crashed = null;
     });
     this.running = true;
@@ -126,7 +157,11 @@ export class EventConsumer {
     let event: SagaEvent;
     try {
       event = parseEvent(text);
-      if (event.type !== topic) throw new ContractViolation('CONTRACT.INVALID_ENVELOPE', `event of type ${event.type} on topic ${topic}`);
+      if (event.type !== topic)
+        throw new ContractViolation(
+          'CONTRACT.INVALID_ENVELOPE',
+          `event of type ${event.type} on topic ${topic}`,
+        );
     } catch (error) {
       if (!(error instanceof ContractViolation)) throw error;
       await this.park(topic, partition, message, { code: error.code, reason: error.message, attempts: 0 });
@@ -138,7 +173,10 @@ export class EventConsumer {
     let attempts = 0;
     const policy = retry(
       handleWhen((e) => !(e instanceof NonRetryableError) && this.running),
-      { maxAttempts: maxAttempts - 1, backoff: new ExponentialBackoff({ initialDelay: backoff.initialMs, maxDelay: backoff.maxMs }) },
+      {
+        maxAttempts: maxAttempts - 1,
+        backoff: new ExponentialBackoff({ initialDelay: backoff.initialMs, maxDelay: backoff.maxMs }),
+      },
     );
     const end = this.duration?.startTimer({ consumer: this.options.name, type: event.type });
     try {
@@ -150,8 +188,22 @@ export class EventConsumer {
     } catch (error) {
       if (!this.running && !(error instanceof NonRetryableError)) throw error; // shutting down: leave it uncommitted
       const code = error instanceof NonRetryableError ? error.code : 'HANDLER_FAILED';
-      this.logger.error({ consumer: this.options.name, eventId: event.eventId, type: event.type, sagaId: event.sagaId, attempts, err: String(error) }, 'event parked on the DLQ');
-      await this.park(topic, partition, message, { code, reason: (error as Error).message ?? String(error), attempts });
+      this.logger.error(
+        {
+          consumer: this.options.name,
+          eventId: event.eventId,
+          type: event.type,
+          sagaId: event.sagaId,
+          attempts,
+          err: String(error),
+        },
+        'event parked on the DLQ',
+      );
+      await this.park(topic, partition, message, {
+        code,
+        reason: (error as Error).message ?? String(error),
+        attempts,
+      });
       return this.count(event.type, 'dlq', event, message);
     } finally {
       end?.();
@@ -194,7 +246,10 @@ export class EventConsumer {
         },
       ],
     });
-    this.logger.warn({ consumer: this.options.name, topic, partition, offset: message.offset, ...why }, 'message parked on dead-letter topic');
+    this.logger.warn(
+      { consumer: this.options.name, topic, partition, offset: message.offset, ...why },
+      'message parked on dead-letter topic',
+    );
   }
 
   private count(type: string, outcome: Outcome, event: SagaEvent | null, message: KafkaMessage): Outcome {
@@ -206,7 +261,9 @@ export class EventConsumer {
 
 /** Kafka headers with null values (e.g. a null causationId) cannot be produced again. */
 function withoutNulls(headers: IHeaders | undefined): IHeaders {
-  return Object.fromEntries(Object.entries(headers ?? {}).filter(([, v]) => v !== null && v !== undefined)) as IHeaders;
+  return Object.fromEntries(
+    Object.entries(headers ?? {}).filter(([, v]) => v !== null && v !== undefined),
+  ) as IHeaders;
 }
 
 function getOrCreate<T>(registry: Registry, name: string, create: () => T): T {

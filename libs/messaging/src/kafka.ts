@@ -10,7 +10,8 @@ export function createKafka(brokers: string[], clientId: string): Kafka {
     logCreator:
       () =>
       ({ level, log }) => {
-        if (level <= logLevel.ERROR) console.error(JSON.stringify({ level: 'error', component: 'kafkajs', ...log }));
+        if (level <= logLevel.ERROR)
+          console.error(JSON.stringify({ level: 'error', component: 'kafkajs', ...log }));
       },
   });
 }

@@ -3,9 +3,30 @@ import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { DataSource, MigrationInterface, QueryRunner } from 'typeorm';
 import { SagaEvent } from '@checkout/contracts';
-import { connectorRunning, loadStackConfig, registerConnectors, stackKafka, startConnect, stopConnect, ensureJars } from '@checkout/local-stack';
-import { TopicReader, orderCreatedPayload, scratchDatabase, serviceDataSource, waitFor } from '@checkout/testing';
-import { CreateMessagingTables1764680000000, EventConsumer, consoleLogger, NonRetryableError, Outcome, OutboxWriter } from '../src';
+import {
+  connectorRunning,
+  loadStackConfig,
+  registerConnectors,
+  stackKafka,
+  startConnect,
+  stopConnect,
+  ensureJars,
+} from '@checkout/local-stack';
+import {
+  TopicReader,
+  orderCreatedPayload,
+  scratchDatabase,
+  serviceDataSource,
+  waitFor,
+} from '@checkout/testing';
+import {
+  CreateMessagingTables1764680000000,
+  EventConsumer,
+  consoleLogger,
+  NonRetryableError,
+  Outcome,
+  OutboxWriter,
+} from '../src';
 
 class CreateEffects1764680000001 implements MigrationInterface {
   async up(q: QueryRunner): Promise<void> {
@@ -37,29 +58,55 @@ describe('outbox -> Debezium -> Kafka -> consumer with inbox', () => {
       dataSource: scratch.dataSource,
       maxAttempts: 3,
       backoff: { initialMs: 20, maxMs: 50 },
-      logger: process.env.TEST_LOGS ? consoleLogger : { info: () => undefined, warn: () => undefined, error: () => undefined },
+      logger: process.env.TEST_LOGS
+        ? consoleLogger
+        : { info: () => undefined, warn: () => undefined, error: () => undefined },
       handlers: {
         'order.created': async (event, tx) => {
-          if (poison.has(event.payload.orderId)) throw new NonRetryableError('TEST.POISON', 'tenant does not exist');
+          if (poison.has(event.payload.orderId))
+            throw new NonRetryableError('TEST.POISON', 'tenant does not exist');
           if (failing.has(event.payload.orderId)) throw new Error('handler keeps failing');
-          await tx.query('INSERT INTO effects (event_id, order_id) VALUES ($1, $2)', [event.eventId, event.payload.orderId]);
+          await tx.query('INSERT INTO effects (event_id, order_id) VALUES ($1, $2)', [
+            event.eventId,
+            event.payload.orderId,
+          ]);
         },
       },
       onProcessed: (outcome, event) =>
-        outcomes.push({ outcome, eventId: event?.eventId ?? null, orderId: (event?.payload as { orderId?: string })?.orderId ?? null }),
+        outcomes.push({
+          outcome,
+          eventId: event?.eventId ?? null,
+          orderId: (event?.payload as { orderId?: string })?.orderId ?? null,
+        }),
     });
 
   const publish = (payload = orderCreatedPayload(), extra: { correlationId?: string } = {}) =>
     orderDb.transaction((tx) =>
-      writer.append(tx, { type: 'order.created', tenantId: 'acme', sagaId: payload.orderId, payload, traceparent: traceparent(), ...extra }),
+      writer.append(tx, {
+        type: 'order.created',
+        tenantId: 'acme',
+        sagaId: payload.orderId,
+        payload,
+        traceparent: traceparent(),
+        ...extra,
+      }),
     );
 
   const effectsOf = async (eventId: string) =>
-    Number((await scratch.dataSource.query('SELECT count(*)::int AS n FROM effects WHERE event_id = $1', [eventId]))[0].n);
+    Number(
+      (
+        await scratch.dataSource.query('SELECT count(*)::int AS n FROM effects WHERE event_id = $1', [
+          eventId,
+        ])
+      )[0].n,
+    );
 
   before(async () => {
     orderDb = await serviceDataSource('order_svc');
-    scratch = await scratchDatabase('messaging_test', [CreateMessagingTables1764680000000, CreateEffects1764680000001]);
+    scratch = await scratchDatabase('messaging_test', [
+      CreateMessagingTables1764680000000,
+      CreateEffects1764680000001,
+    ]);
     consumerName = `relay-test-${randomBytes(4).toString('hex')}`;
     reader = await new TopicReader(['order.created']).start();
     dlqReader = await new TopicReader(['order.created.dlq']).start();
@@ -90,7 +137,12 @@ describe('outbox -> Debezium -> Kafka -> consumer with inbox', () => {
     const marker = orderCreatedPayload({ orderId: rolledBack.orderId });
     await assert.rejects(
       orderDb.transaction(async (tx) => {
-        await writer.append(tx, { type: 'order.created', tenantId: 'acme', sagaId: rolledBack.orderId, payload: rolledBack });
+        await writer.append(tx, {
+          type: 'order.created',
+          tenantId: 'acme',
+          sagaId: rolledBack.orderId,
+          payload: rolledBack,
+        });
         throw new Error('business rule failed after the event was written');
       }),
       /business rule failed/,
@@ -99,14 +151,19 @@ describe('outbox -> Debezium -> Kafka -> consumer with inbox', () => {
     const committed = await publish(marker);
     await reader.waitFor((m) => m.headers.eventId === committed.eventId);
     const forOrder = reader.matching((m) => m.key === rolledBack.orderId);
-    assert.deepEqual(forOrder.map((m) => m.headers.eventId), [committed.eventId]);
+    assert.deepEqual(
+      forOrder.map((m) => m.headers.eventId),
+      [committed.eventId],
+    );
   });
 
   it('applies an event once even when Kafka delivers it twice (offsets replayed)', async () => {
     const event = await publish();
     let consumer = newConsumer();
     await consumer.start();
-    await waitFor('first delivery applied', async () => outcomes.some((o) => o.eventId === event.eventId && o.outcome === 'applied'));
+    await waitFor('first delivery applied', async () =>
+      outcomes.some((o) => o.eventId === event.eventId && o.outcome === 'applied'),
+    );
     await consumer.stop();
     assert.equal(await effectsOf(event.eventId), 1);
 
@@ -117,7 +174,11 @@ describe('outbox -> Debezium -> Kafka -> consumer with inbox', () => {
 
     consumer = newConsumer();
     await consumer.start();
-    await waitFor('redelivery seen as duplicate', async () => outcomes.some((o) => o.eventId === event.eventId && o.outcome === 'duplicate'), { timeoutMs: 60_000 });
+    await waitFor(
+      'redelivery seen as duplicate',
+      async () => outcomes.some((o) => o.eventId === event.eventId && o.outcome === 'duplicate'),
+      { timeoutMs: 60_000 },
+    );
     await consumer.stop();
     assert.equal(await effectsOf(event.eventId), 1, 'the redelivered event must not be applied again');
   });
@@ -126,10 +187,22 @@ describe('outbox -> Debezium -> Kafka -> consumer with inbox', () => {
     const orderId = randomUUID();
     const invalidId = randomUUID();
     // A producer bug: a row that bypasses the writer's validation (quantity 0).
-    const bad = { ...orderCreatedPayload({ orderId }), lines: [{ sku: 'SKU-1', quantity: 0, unitPrice: 1, discount: 0, lineTotal: 0 }] };
+    const bad = {
+      ...orderCreatedPayload({ orderId }),
+      lines: [{ sku: 'SKU-1', quantity: 0, unitPrice: 1, discount: 0, lineTotal: 0 }],
+    };
     const envelope = {
-      eventId: invalidId, type: 'order.created', version: 1, occurredAt: new Date().toISOString(), tenantId: 'acme',
-      sagaId: orderId, correlationId: orderId, causationId: null, traceparent: null, sequence: 1, payload: bad,
+      eventId: invalidId,
+      type: 'order.created',
+      version: 1,
+      occurredAt: new Date().toISOString(),
+      tenantId: 'acme',
+      sagaId: orderId,
+      correlationId: orderId,
+      causationId: null,
+      traceparent: null,
+      sequence: 1,
+      payload: bad,
     };
     await orderDb.query(
       `INSERT INTO outbox (id, aggregate_type, aggregate_id, type, version, tenant_id, saga_id, correlation_id, sequence, payload)
@@ -147,17 +220,25 @@ describe('outbox -> Debezium -> Kafka -> consumer with inbox', () => {
     await consumer.start();
     try {
       const mine = (m: { headers: Record<string, string> }) => m.headers['dlq-consumer'] === consumerName;
-      const [invalid] = await dlqReader.waitFor((m) => mine(m) && m.headers.eventId === invalidId, { timeoutMs: 60_000 });
+      const [invalid] = await dlqReader.waitFor((m) => mine(m) && m.headers.eventId === invalidId, {
+        timeoutMs: 60_000,
+      });
       assert.equal(invalid.headers['dlq-code'], 'CONTRACT.INVALID_PAYLOAD');
       assert.match(invalid.headers['dlq-reason'], /payload\.lines\.0\.quantity/);
       assert.equal(invalid.headers['dlq-original-topic'], 'order.created');
 
-      const [handlerFailed] = await dlqReader.waitFor((m) => mine(m) && m.headers.eventId === failingEvent.eventId, { timeoutMs: 60_000 });
+      const [handlerFailed] = await dlqReader.waitFor(
+        (m) => mine(m) && m.headers.eventId === failingEvent.eventId,
+        { timeoutMs: 60_000 },
+      );
       assert.equal(handlerFailed.headers['dlq-code'], 'HANDLER_FAILED');
       assert.equal(handlerFailed.headers['dlq-attempts'], '3');
       assert.match(handlerFailed.headers['dlq-reason'], /handler keeps failing/);
 
-      const [nonRetryable] = await dlqReader.waitFor((m) => mine(m) && m.headers.eventId === poisonEvent.eventId, { timeoutMs: 60_000 });
+      const [nonRetryable] = await dlqReader.waitFor(
+        (m) => mine(m) && m.headers.eventId === poisonEvent.eventId,
+        { timeoutMs: 60_000 },
+      );
       assert.equal(nonRetryable.headers['dlq-code'], 'TEST.POISON');
       assert.equal(nonRetryable.headers['dlq-attempts'], '1');
     } finally {
@@ -168,9 +249,22 @@ describe('outbox -> Debezium -> Kafka -> consumer with inbox', () => {
   });
 
   it('refuses to write an event outside a transaction, and an event that breaks its contract', async () => {
-    await assert.rejects(writer.append(orderDb.manager, { type: 'order.created', tenantId: 'acme', sagaId: randomUUID(), payload: orderCreatedPayload() }), /inside the transaction/);
+    await assert.rejects(
+      writer.append(orderDb.manager, {
+        type: 'order.created',
+        tenantId: 'acme',
+        sagaId: randomUUID(),
+        payload: orderCreatedPayload(),
+      }),
+      /inside the transaction/,
+    );
     const payload = { ...orderCreatedPayload(), total: -1 };
-    await assert.rejects(orderDb.transaction((tx) => writer.append(tx, { type: 'order.created', tenantId: 'acme', sagaId: payload.orderId, payload })), /total/);
+    await assert.rejects(
+      orderDb.transaction((tx) =>
+        writer.append(tx, { type: 'order.created', tenantId: 'acme', sagaId: payload.orderId, payload }),
+      ),
+      /total/,
+    );
   });
 
   it('loses no event when Kafka Connect restarts while events are being written', async () => {
@@ -183,18 +277,33 @@ describe('outbox -> Debezium -> Kafka -> consumer with inbox', () => {
       for (let i = 0; i < total; i++) {
         written.push(await publish(orderCreatedPayload(), { correlationId: tag }));
         // Keep writing at a steady pace until the restart has happened, so writes straddle it.
-        if (i > total / 3 && !restarted) await waitFor('connect restart to begin', async () => restarted || i % 10 !== 0, { timeoutMs: 60_000, intervalMs: 20 });
+        if (i > total / 3 && !restarted)
+          await waitFor('connect restart to begin', async () => restarted || i % 10 !== 0, {
+            timeoutMs: 60_000,
+            intervalMs: 20,
+          });
       }
     })();
-    await waitFor('a third of the events written', async () => written.length >= total / 3, { timeoutMs: 60_000, intervalMs: 20 });
+    await waitFor('a third of the events written', async () => written.length >= total / 3, {
+      timeoutMs: 60_000,
+      intervalMs: 20,
+    });
     await stopConnect(config);
     restarted = true;
-    await startConnect(config, ensureJars(config, () => undefined));
+    await startConnect(
+      config,
+      ensureJars(config, () => undefined),
+    );
     await registerConnectors(config);
-    await waitFor('order-outbox RUNNING', () => connectorRunning(config, 'order-outbox'), { timeoutMs: 120_000 });
+    await waitFor('order-outbox RUNNING', () => connectorRunning(config, 'order-outbox'), {
+      timeoutMs: 120_000,
+    });
     await writing;
     const ids = new Set(written.map((e) => e.eventId));
-    const arrived = await reader.waitFor((m) => m.headers.correlationId === tag, { count: total, timeoutMs: 120_000 });
+    const arrived = await reader.waitFor((m) => m.headers.correlationId === tag, {
+      count: total,
+      timeoutMs: 120_000,
+    });
     const distinct = new Set(arrived.map((m) => m.headers.eventId));
     assert.equal([...ids].filter((id) => !distinct.has(id)).length, 0, 'every committed event reached Kafka');
     assert.equal(distinct.size, total);

@@ -10,8 +10,14 @@ import { BaseConfig } from './config';
 import { ServiceKitOptions, dataSourceOptions } from './service-kit.module';
 
 /** Creates and starts a service: JSON logs, body limit, error shape, graceful SIGTERM. */
-export async function bootstrapService(module: Parameters<typeof NestFactory.create>[0], config: BaseConfig): Promise<INestApplication> {
-  const app = await NestFactory.create<NestExpressApplication>(module, { bufferLogs: true, bodyParser: false });
+export async function bootstrapService(
+  module: Parameters<typeof NestFactory.create>[0],
+  config: BaseConfig,
+): Promise<INestApplication> {
+  const app = await NestFactory.create<NestExpressApplication>(module, {
+    bufferLogs: true,
+    bodyParser: false,
+  });
   app.useLogger(app.get(Logger));
   app.use(json({ limit: config.BODY_LIMIT, type: ['application/json', 'application/*+json'] }));
   app.useGlobalFilters(new ApiErrorFilter());
@@ -22,7 +28,10 @@ export async function bootstrapService(module: Parameters<typeof NestFactory.cre
 }
 
 /** The body of a service's migrate.ts: runs its pending migrations, each in its own transaction. */
-export async function runMigrations(url: string, database: NonNullable<ServiceKitOptions['database']>): Promise<string[]> {
+export async function runMigrations(
+  url: string,
+  database: NonNullable<ServiceKitOptions['database']>,
+): Promise<string[]> {
   const ds = new DataSource(dataSourceOptions(url, database));
   await ds.initialize();
   try {

@@ -18,7 +18,10 @@ export type BaseConfig = z.infer<typeof BaseConfigSchema>;
 export class ConfigError extends Error {}
 
 /** Parses the environment once with the given schema; throws ConfigError naming every bad variable. */
-export function parseConfig<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv = process.env): z.infer<S> {
+export function parseConfig<S extends z.ZodType>(
+  schema: S,
+  env: NodeJS.ProcessEnv = process.env,
+): z.infer<S> {
   const result = schema.safeParse(env);
   if (!result.success) {
     const problems = result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');

@@ -1,4 +1,10 @@
-import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap, Optional } from '@nestjs/common';
+import {
+  BeforeApplicationShutdown,
+  Inject,
+  Injectable,
+  OnApplicationBootstrap,
+  Optional,
+} from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { PinoLogger } from 'nestjs-pino';
 import { Registry } from 'prom-client';

@@ -19,12 +19,17 @@ export class KafkaHealthIndicator implements OnModuleDestroy {
     const indicator = this.health.check(key);
     try {
       if (!this.admin) {
-        this.admin = createKafka(parseBrokers(this.config.KAFKA_BROKERS), `${this.config.SERVICE_NAME}-health`).admin();
+        this.admin = createKafka(
+          parseBrokers(this.config.KAFKA_BROKERS),
+          `${this.config.SERVICE_NAME}-health`,
+        ).admin();
         await this.admin.connect();
       }
       const cluster = await Promise.race([
         this.admin.describeCluster(),
-        new Promise<never>((_, reject) => setTimeout(() => reject(new Error('kafka metadata timeout')), 1000)),
+        new Promise<never>((_, reject) =>
+          setTimeout(() => reject(new Error('kafka metadata timeout')), 1000),
+        ),
       ]);
       return indicator.up({ brokers: cluster.brokers.length });
     } catch (error) {

@@ -3,7 +3,7 @@ import { TerminusModule } from '@nestjs/terminus';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { LoggerModule } from 'nestjs-pino';
 import { Registry, collectDefaultMetrics } from 'prom-client';
-import { DataSourceOptions, MixedList } from 'typeorm';
+import { DataSourceOptions } from 'typeorm';
 import { OutboxWriter } from '@checkout/messaging';
 import { BaseConfig } from './config';
 import { HealthController } from './health.controller';
@@ -16,13 +16,19 @@ import { HAS_DATABASE, METRICS_REGISTRY, OUTBOX_WRITER, SERVICE_CONFIG } from '.
 export interface ServiceKitOptions {
   config: BaseConfig;
   /** TypeORM entities and migrations of the service's own database; omit for a service without one. */
-  database?: { entities: MixedList<Function>; migrations: MixedList<Function> };
+  database?: {
+    entities: NonNullable<DataSourceOptions['entities']>;
+    migrations: NonNullable<DataSourceOptions['migrations']>;
+  };
   /** The aggregate type written to outbox rows (e.g. `order`). */
   aggregateType?: string;
 }
 
 /** TypeORM options of a service database: migrations only, never synchronize. */
-export function dataSourceOptions(url: string, database: NonNullable<ServiceKitOptions['database']>): DataSourceOptions {
+export function dataSourceOptions(
+  url: string,
+  database: NonNullable<ServiceKitOptions['database']>,
+): DataSourceOptions {
   return {
     type: 'postgres',
     url,
@@ -47,7 +53,10 @@ export class ServiceKitModule {
       { provide: SERVICE_CONFIG, useValue: options.config },
       { provide: METRICS_REGISTRY, useValue: registry },
       { provide: HAS_DATABASE, useValue: options.database !== undefined },
-      { provide: OUTBOX_WRITER, useValue: new OutboxWriter(options.aggregateType ?? options.config.SERVICE_NAME) },
+      {
+        provide: OUTBOX_WRITER,
+        useValue: new OutboxWriter(options.aggregateType ?? options.config.SERVICE_NAME),
+      },
       { provide: TenantRegistry, useValue: TenantRegistry.fromEnv() },
       TenantGuard,
       KafkaHealthIndicator,

@@ -27,8 +27,18 @@ export const hashApiKey = (key: string): string => createHash('sha256').update(k
 
 /** The dev seed of PRODUCT.md section 3: only when DEV_SEED=true; production reads TENANTS from a secret. */
 export const DEV_TENANTS: Tenant[] = [
-  { id: 'acme', apiKeySha256: hashApiKey('acme-dev-key'), webhookSecret: 'whsec_acme_dev_0123456789', pspAccount: 'acct_acme' },
-  { id: 'globex', apiKeySha256: hashApiKey('globex-dev-key'), webhookSecret: 'whsec_globex_dev_0123456789', pspAccount: 'acct_globex' },
+  {
+    id: 'acme',
+    apiKeySha256: hashApiKey('acme-dev-key'),
+    webhookSecret: 'whsec_acme_dev_0123456789',
+    pspAccount: 'acct_acme',
+  },
+  {
+    id: 'globex',
+    apiKeySha256: hashApiKey('globex-dev-key'),
+    webhookSecret: 'whsec_globex_dev_0123456789',
+    pspAccount: 'acct_globex',
+  },
 ];
 
 /** The tenants known to a service: from TENANTS (JSON array) and, in dev, the seed. */
@@ -77,7 +87,12 @@ export class TenantGuard implements CanActivate {
     const req = context.switchToHttp().getRequest<TenantRequest>();
     const match = /^Bearer ([\x21-\x7e]{1,256})$/.exec(req.headers.authorization ?? '');
     const tenant = match ? this.tenants.byApiKey(match[1]) : undefined;
-    if (!tenant) throw new ApiError(401, 'UNAUTHENTICATED', 'a valid tenant API key is required (Authorization: Bearer <key>)');
+    if (!tenant)
+      throw new ApiError(
+        401,
+        'UNAUTHENTICATED',
+        'a valid tenant API key is required (Authorization: Bearer <key>)',
+      );
     req.tenant = tenant;
     return true;
   }

@@ -1,9 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { DataSource, MixedList } from 'typeorm';
+import { DataSource, DataSourceOptions } from 'typeorm';
 import { loadStackConfig, superClient } from '@checkout/local-stack';
 
 /** A throwaway database on the stack's PostgreSQL, migrated with the given migrations; drop() removes it. */
-export async function scratchDatabase(prefix: string, migrations: MixedList<Function>, poolSize = 10) {
+export async function scratchDatabase(
+  prefix: string,
+  migrations: NonNullable<DataSourceOptions['migrations']>,
+  poolSize = 10,
+) {
   const config = loadStackConfig();
   const name = `${prefix}_${randomBytes(4).toString('hex')}`;
   const admin = superClient(config);

@@ -38,15 +38,24 @@ export class TopicReader {
   constructor(private readonly topics: string[]) {}
 
   async start(): Promise<this> {
-    this.consumer = stackKafka(loadStackConfig(), 'topic-reader').consumer({ groupId: `reader-${randomUUID()}`, maxWaitTimeInMs: 100 });
+    this.consumer = stackKafka(loadStackConfig(), 'topic-reader').consumer({
+      groupId: `reader-${randomUUID()}`,
+      maxWaitTimeInMs: 100,
+    });
     await this.consumer.connect();
     await this.consumer.subscribe({ topics: this.topics, fromBeginning: true });
-    await this.consumer.run({ eachMessage: async ({ topic, partition, message }) => void this.messages.push(seen(topic, partition, message)) });
+    await this.consumer.run({
+      eachMessage: async ({ topic, partition, message }) =>
+        void this.messages.push(seen(topic, partition, message)),
+    });
     return this;
   }
 
   /** Waits until the predicate matches `count` messages; returns them. */
-  async waitFor(predicate: (m: SeenMessage) => boolean, { count = 1, timeoutMs = 30_000 } = {}): Promise<SeenMessage[]> {
+  async waitFor(
+    predicate: (m: SeenMessage) => boolean,
+    { count = 1, timeoutMs = 30_000 } = {},
+  ): Promise<SeenMessage[]> {
     return waitFor(
       `${count} matching message(s) on ${this.topics.join(', ')}`,
       async () => {

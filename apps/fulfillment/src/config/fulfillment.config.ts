@@ -8,4 +8,5 @@ export const FulfillmentConfigSchema = BaseConfigSchema.extend({
 export type FulfillmentConfig = z.infer<typeof FulfillmentConfigSchema>;
 
 /** Reads and validates the environment once at boot; throws naming every bad variable. */
-export const loadFulfillmentConfig = (env: NodeJS.ProcessEnv = process.env): FulfillmentConfig => parseConfig(FulfillmentConfigSchema, env);
+export const loadFulfillmentConfig = (env: NodeJS.ProcessEnv = process.env): FulfillmentConfig =>
+  parseConfig(FulfillmentConfigSchema, env);

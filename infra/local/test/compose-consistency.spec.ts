@@ -1,0 +1,99 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { REPO_ROOT, loadStackConfig } from '../src/config';
+import { connectEnv, connectorDefinitions } from '../src/connect';
+import { serviceEnv } from '../src/services';
+import { DB_SERVICES, SERVICES } from '../src/topology';
+
+interface ComposeService {
+  environment?: Record<string, string | number>;
+  volumes?: string[];
+  build?: { args?: Record<string, string> };
+}
+const compose = parse(readFileSync(join(REPO_ROOT, 'docker-compose.yml'), 'utf8'), { merge: true }) as {
+  services: Record<string, ComposeService>;
+};
+const placeholders = (value: string) => [...value.matchAll(/\$\{env:([A-Z0-9_]+)\}/g)].map((m) => m[1]);
+
+describe('docker-compose.yml matches the local stack', () => {
+  const config = loadStackConfig();
+
+  it('runs every app of the topology, built from its own image, on its default port', () => {
+    for (const svc of SERVICES) {
+      const app = compose.services[svc.name];
+      assert.ok(app, `compose has no service ${svc.name}`);
+      assert.equal(app.build?.args?.APP, svc.name);
+      assert.equal(String(app.environment?.PORT), String(svc.defaultPort));
+      assert.equal(app.environment?.SERVICE_NAME, svc.name);
+    }
+  });
+
+  it('gives each app only variables the local stack also sets, and the same database', () => {
+    for (const svc of SERVICES) {
+      const local = serviceEnv(config, svc.name);
+      const env = compose.services[svc.name].environment ?? {};
+      for (const name of Object.keys(env))
+        assert.ok(name in local, `${svc.name}: ${name} is set in compose but not by the local stack`);
+      if (svc.database) {
+        assert.match(String(env.DATABASE_URL), new RegExp(`/${svc.database}$`));
+        assert.match(local.DATABASE_URL, new RegExp(`/${svc.database}$`));
+      } else {
+        assert.equal(env.DATABASE_URL, undefined);
+      }
+    }
+  });
+
+  it('resolves every placeholder of every connector JSON in both Connect workers', () => {
+    const composeConnect = compose.services.connect.environment ?? {};
+    const localConnect = connectEnv(config);
+    const defs = connectorDefinitions();
+    assert.equal(defs.length, DB_SERVICES.length, 'one connector per service database');
+    for (const def of defs) {
+      for (const value of Object.values(def.config)) {
+        for (const name of placeholders(value)) {
+          assert.ok(name in composeConnect, `${def.name}: compose Connect lacks ${name}`);
+          assert.ok(name in localConnect, `${def.name}: local Connect lacks ${name}`);
+        }
+      }
+    }
+    assert.ok(
+      compose.services['register-connectors'].volumes?.some((v) => v.startsWith('./infra/debezium:')),
+    );
+  });
+
+  it('routes by event type, keys by aggregate id, and carries the envelope as headers in every connector', () => {
+    for (const def of connectorDefinitions()) {
+      const c = def.config;
+      assert.equal(c['plugin.name'], 'pgoutput');
+      assert.equal(c['transforms.outbox.type'], 'io.debezium.transforms.outbox.EventRouter');
+      assert.equal(c['transforms.outbox.route.by.field'], 'type');
+      assert.equal(c['transforms.outbox.table.field.event.key'], 'aggregate_id');
+      for (const header of [
+        'eventId',
+        'eventType',
+        'tenantId',
+        'sagaId',
+        'correlationId',
+        'causationId',
+        'traceparent',
+        'sequence',
+      ]) {
+        assert.match(
+          c['transforms.outbox.table.fields.additional.placement'],
+          new RegExp(`:header:${header}(,|$)`),
+        );
+      }
+    }
+    const slots = connectorDefinitions().map((d) => d.config['slot.name']);
+    assert.equal(new Set(slots).size, slots.length, 'each connector has its own replication slot');
+  });
+
+  it('creates the same databases in the compose PostgreSQL init script', () => {
+    const init = readFileSync(join(REPO_ROOT, 'infra', 'docker', 'postgres-init.sh'), 'utf8');
+    const listed = /for db in ([a-z_ ]+); do/.exec(init)?.[1].trim().split(/\s+/) ?? [];
+    assert.deepEqual(listed.sort(), DB_SERVICES.map((s) => s.database).sort());
+  });
+});
