@@ -1,0 +1,2 @@
+export * from './stock-gate';
+export * from './gate.scripts';

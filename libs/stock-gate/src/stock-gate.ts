@@ -1,0 +1,199 @@
+import Redis, { RedisOptions, ReplyError } from 'ioredis';
+import { GIVE_BACK_LUA, RESYNC_LUA, TAKE_LUA } from './gate.scripts';
+
+/** One line a checkout wants to take through the gate. */
+export interface GateLine {
+  sku: string;
+  quantity: number;
+}
+
+/** Redis did not answer (down, timeout, not connected yet): the caller falls back to the database path. */
+export interface GateUnavailable {
+  outcome: 'GateUnavailable';
+  reason: string;
+}
+
+/** What the gate said to a take. */
+export type TakeResult =
+  /** Units taken for every gated line, recorded under the hold id; give them back if the order fails. */
+  | { outcome: 'Granted'; gatedSkus: string[] }
+  /** This hold id already holds units (a retry of the same checkout): nothing taken again. */
+  | { outcome: 'AlreadyHeld' }
+  /** No line's SKU has the gate on: go straight to the database path. */
+  | { outcome: 'NotGated' }
+  /** A gated SKU has fewer units left than asked: answer out of stock without touching the database. */
+  | { outcome: 'Insufficient'; sku: string; remaining: number }
+  | GateUnavailable;
+
+/** What a give-back did. */
+export type GiveBackResult = { outcome: 'Returned' } | { outcome: 'NothingHeld' } | GateUnavailable;
+
+interface GateCommands {
+  stockGateTake(numKeys: number, ...args: (string | number)[]): Promise<string[]>;
+  stockGateGiveBack(numKeys: number, ...args: (string | number)[]): Promise<number>;
+  stockGateResync(key: string, available: number): Promise<string | null>;
+}
+
+/** Connection settings that fail fast: a checkout must not wait on a dead Redis, it falls back instead. */
+export const FAIL_FAST_REDIS: RedisOptions = {
+  enableOfflineQueue: false,
+  maxRetriesPerRequest: 0,
+  commandTimeout: 500,
+  connectTimeout: 1_000,
+  retryStrategy: (times) => Math.min(times * 200, 2_000),
+};
+
+/**
+ * The hot-SKU gate (seed "Hot SKU"): a Redis counter per (tenant, sku) that a checkout decrements before it
+ * may reach the database, so the database only sees the requests that can still buy. The database remains
+ * the source of truth: units go back when it rejects, an order is cancelled or a reservation expires, and
+ * `resync` overwrites the counter with the database's figure.
+ */
+export class StockGate {
+  private readonly redis: Redis & GateCommands;
+
+  constructor(
+    redis: Redis,
+    private readonly prefix = 'stock-gate',
+  ) {
+    redis.defineCommand('stockGateTake', { lua: TAKE_LUA });
+    redis.defineCommand('stockGateGiveBack', { lua: GIVE_BACK_LUA });
+    redis.defineCommand('stockGateResync', { lua: RESYNC_LUA, numberOfKeys: 1 });
+    this.redis = redis as Redis & GateCommands;
+  }
+
+  /** A gate on its own fail-fast connection; errors are reported by the results, never thrown on connect. */
+  static connect(url: string, options: RedisOptions = {}): StockGate {
+    const redis = new Redis(url, { ...FAIL_FAST_REDIS, ...options });
+    redis.on('error', () => undefined); // reported per call as GateUnavailable
+    return new StockGate(redis);
+  }
+
+  /** Waits until the connection is up (true) or the timeout passes (false); never throws. */
+  async ready(timeoutMs = 2_000): Promise<boolean> {
+    if (this.redis.status === 'ready') return true;
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => done(false), timeoutMs);
+      const done = (ok: boolean) => {
+        clearTimeout(timer);
+        this.redis.off('ready', onReady);
+        resolve(ok);
+      };
+      const onReady = () => done(true);
+      this.redis.on('ready', onReady);
+    });
+  }
+
+  /** The Redis key of a SKU's counter. */
+  counterKey(tenantId: string, sku: string): string {
+    return `${this.prefix}:{${tenantId}}:sku:${sku}`;
+  }
+
+  private holdsKey(tenantId: string): string {
+    return `${this.prefix}:{${tenantId}}:holds`;
+  }
+
+  /** Takes every line's quantity from its counter, all or nothing, and records the take under holdId. */
+  async take(tenantId: string, holdId: string, lines: GateLine[]): Promise<TakeResult> {
+    const keys = [this.holdsKey(tenantId), ...lines.map((l) => this.counterKey(tenantId, l.sku))];
+    const args = [holdId, ...lines.map((l) => l.quantity), ...lines.map((l) => l.sku)];
+    const reply = await this.call(() => this.redis.stockGateTake(keys.length, ...keys, ...args));
+    if (!Array.isArray(reply)) return reply;
+    switch (reply[0]) {
+      case 'granted':
+        return { outcome: 'Granted', gatedSkus: reply.slice(1) };
+      case 'already-held':
+        return { outcome: 'AlreadyHeld' };
+      case 'not-gated':
+        return { outcome: 'NotGated' };
+      case 'insufficient':
+        return { outcome: 'Insufficient', sku: reply[1], remaining: Number(reply[2]) };
+      default:
+        throw new Error(`unexpected stock gate reply ${JSON.stringify(reply)}`);
+    }
+  }
+
+  /** Compensation of take: returns the units of holdId to their counters, once; nothing held is a no-op. */
+  async giveBack(tenantId: string, holdId: string): Promise<GiveBackResult> {
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      const hold = await this.call(() => this.redis.hget(this.holdsKey(tenantId), holdId));
+      if (typeof hold === 'object' && hold !== null) return hold;
+      if (hold === null) return { outcome: 'NothingHeld' };
+      const skus = (JSON.parse(hold) as [string, number][]).map(([sku]) => sku);
+      const keys = [this.holdsKey(tenantId), ...skus.map((sku) => this.counterKey(tenantId, sku))];
+      const done = await this.call(() => this.redis.stockGateGiveBack(keys.length, ...keys, holdId, hold));
+      if (typeof done === 'object') return done;
+      if (done === 1) return { outcome: 'Returned' };
+      if (done === 0) return { outcome: 'NothingHeld' };
+    }
+    throw new Error(`stock gate hold ${holdId} kept changing while it was given back`);
+  }
+
+  /** The order went through (paid): forget the hold without returning its units. */
+  async settle(tenantId: string, holdId: string): Promise<{ outcome: 'Settled' } | GateUnavailable> {
+    const r = await this.call(() => this.redis.hdel(this.holdsKey(tenantId), holdId));
+    return typeof r === 'number' ? { outcome: 'Settled' } : r;
+  }
+
+  /** Turns the gate on for a SKU with the given units (primed from the database's available stock). */
+  async enable(
+    tenantId: string,
+    sku: string,
+    available: number,
+  ): Promise<{ outcome: 'Enabled' } | GateUnavailable> {
+    const r = await this.call(() =>
+      this.redis.set(this.counterKey(tenantId, sku), Math.max(0, Math.trunc(available))),
+    );
+    return typeof r === 'string' ? { outcome: 'Enabled' } : r;
+  }
+
+  /** Turns the gate off: checkouts of the SKU go to the database path again. */
+  async disable(tenantId: string, sku: string): Promise<{ outcome: 'Disabled' } | GateUnavailable> {
+    const r = await this.call(() => this.redis.del(this.counterKey(tenantId, sku)));
+    return typeof r === 'number' ? { outcome: 'Disabled' } : r;
+  }
+
+  /** Overwrites an enabled gate's counter with the database's figure (the database wins); off stays off. */
+  async resync(
+    tenantId: string,
+    sku: string,
+    dbAvailable: number,
+  ): Promise<{ outcome: 'Resynced'; before: number } | { outcome: 'NotGated' } | GateUnavailable> {
+    const r = await this.call(() =>
+      this.redis.stockGateResync(this.counterKey(tenantId, sku), Math.max(0, Math.trunc(dbAvailable))),
+    );
+    if (r === null) return { outcome: 'NotGated' };
+    return typeof r === 'string' ? { outcome: 'Resynced', before: Number(r) } : r;
+  }
+
+  /** Units left at the gate, or null when the gate is off for the SKU. */
+  async remaining(tenantId: string, sku: string): Promise<number | null | GateUnavailable> {
+    const r = await this.call(() => this.redis.get(this.counterKey(tenantId, sku)));
+    if (r === null) return null;
+    return typeof r === 'string' ? Number(r) : r;
+  }
+
+  /** Closes the connection. */
+  async close(): Promise<void> {
+    await this.redis.quit().catch(() => this.redis.disconnect());
+  }
+
+  /** Runs a Redis call; connection problems become GateUnavailable, script errors are bugs and are thrown. */
+  private async call<T>(fn: () => Promise<T>): Promise<T | GateUnavailable> {
+    try {
+      return await fn();
+    } catch (error) {
+      if (
+        error instanceof ReplyError &&
+        !/^(LOADING|BUSY|READONLY|MASTERDOWN|CLUSTERDOWN)/.test((error as Error).message)
+      ) {
+        throw error;
+      }
+      return { outcome: 'GateUnavailable', reason: (error as Error).message ?? String(error) };
+    }
+  }
+}
+
+/** Whether a gate result says Redis could not be asked. */
+export const isGateUnavailable = (r: unknown): r is GateUnavailable =>
+  typeof r === 'object' && r !== null && (r as { outcome?: string }).outcome === 'GateUnavailable';

@@ -1,0 +1,134 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomBytes, randomUUID } from 'node:crypto';
+import Redis from 'ioredis';
+import { loadStackConfig } from '@checkout/local-stack';
+import { StockGate } from '../src';
+
+const url = process.env.REDIS_URL ?? loadStackConfig().redis.url;
+const tenant = `gate-${randomBytes(3).toString('hex')}`;
+const sku = (name: string) => `${name}-${randomBytes(4).toString('hex')}`;
+
+describe('stock gate on the real Redis', () => {
+  const gates: StockGate[] = [];
+  let gate: StockGate;
+
+  before(async () => {
+    // Several connections, so the takes really race at the server rather than queue on one socket.
+    for (let i = 0; i < 4; i += 1) gates.push(StockGate.connect(url));
+    gate = gates[0];
+    for (const g of gates) assert.ok(await g.ready(5_000), `Redis at ${url} is not reachable`);
+  });
+  after(async () => {
+    await Promise.all(gates.map((g) => g.close()));
+  });
+
+  it('grants exactly 500 of 2,000 concurrent takes for 500 units and never goes below 0', async () => {
+    const hot = sku('HOT');
+    assert.deepEqual(await gate.enable(tenant, hot, 500), { outcome: 'Enabled' });
+    const started = Date.now();
+    const results = await Promise.all(
+      Array.from({ length: 2_000 }, (_, i) =>
+        gates[i % gates.length].take(tenant, randomUUID(), [{ sku: hot, quantity: 1 }]),
+      ),
+    );
+    const ms = Date.now() - started;
+    const granted = results.filter((r) => r.outcome === 'Granted').length;
+    const refused = results.filter((r) => r.outcome === 'Insufficient').length;
+    assert.equal(granted, 500);
+    assert.equal(refused, 1_500);
+    assert.equal(await gate.remaining(tenant, hot), 0);
+    assert.ok(ms < 10_000, `2,000 takes took ${ms} ms`);
+  });
+
+  it('takes a multi-line order all or nothing and never below 0 for a quantity larger than what is left', async () => {
+    const a = sku('A');
+    const b = sku('B');
+    await gate.enable(tenant, a, 5);
+    await gate.enable(tenant, b, 2);
+    const refused = await gate.take(tenant, 'h1', [
+      { sku: a, quantity: 3 },
+      { sku: b, quantity: 3 },
+    ]);
+    assert.deepEqual(refused, { outcome: 'Insufficient', sku: b, remaining: 2 });
+    assert.equal(await gate.remaining(tenant, a), 5, 'nothing taken from the first line');
+    const granted = await gate.take(tenant, 'h2', [
+      { sku: a, quantity: 3 },
+      { sku: b, quantity: 2 },
+    ]);
+    assert.deepEqual(granted, { outcome: 'Granted', gatedSkus: [a, b] });
+    assert.equal(await gate.remaining(tenant, a), 2);
+    assert.equal(await gate.remaining(tenant, b), 0);
+  });
+
+  it('gives units back once per hold, however often it is asked, and a retry of the same hold takes nothing', async () => {
+    const s = sku('GB');
+    await gate.enable(tenant, s, 10);
+    const hold = randomUUID();
+    assert.equal((await gate.take(tenant, hold, [{ sku: s, quantity: 4 }])).outcome, 'Granted');
+    assert.deepEqual(await gate.take(tenant, hold, [{ sku: s, quantity: 4 }]), { outcome: 'AlreadyHeld' });
+    assert.equal(await gate.remaining(tenant, s), 6);
+    const backs = await Promise.all([1, 2, 3].map(() => gate.giveBack(tenant, hold)));
+    assert.equal(backs.filter((r) => r.outcome === 'Returned').length, 1);
+    assert.equal(backs.filter((r) => r.outcome === 'NothingHeld').length, 2);
+    assert.equal(await gate.remaining(tenant, s), 10);
+  });
+
+  it('settles a paid hold without returning units', async () => {
+    const s = sku('ST');
+    await gate.enable(tenant, s, 3);
+    const hold = randomUUID();
+    await gate.take(tenant, hold, [{ sku: s, quantity: 1 }]);
+    assert.deepEqual(await gate.settle(tenant, hold), { outcome: 'Settled' });
+    assert.deepEqual(await gate.giveBack(tenant, hold), { outcome: 'NothingHeld' });
+    assert.equal(await gate.remaining(tenant, s), 2);
+  });
+
+  it('passes SKUs without a gate through, re-syncs only a gate that is on, and disabling stops gating', async () => {
+    const off = sku('OFF');
+    assert.deepEqual(await gate.take(tenant, randomUUID(), [{ sku: off, quantity: 1 }]), {
+      outcome: 'NotGated',
+    });
+    assert.deepEqual(await gate.resync(tenant, off, 7), { outcome: 'NotGated' });
+    assert.equal(await gate.remaining(tenant, off), null);
+
+    const on = sku('ON');
+    await gate.enable(tenant, on, 10);
+    const hold = randomUUID();
+    await gate.take(tenant, hold, [{ sku: on, quantity: 2 }]);
+    assert.deepEqual(await gate.resync(tenant, on, 3), { outcome: 'Resynced', before: 8 });
+    assert.equal(await gate.remaining(tenant, on), 3, 'the database wins');
+    assert.deepEqual(await gate.disable(tenant, on), { outcome: 'Disabled' });
+    assert.deepEqual(await gate.giveBack(tenant, hold), { outcome: 'Returned' });
+    assert.equal(
+      await gate.remaining(tenant, on),
+      null,
+      'a give-back does not turn a disabled gate on again',
+    );
+  });
+
+  it('keys counters per tenant', async () => {
+    const s = sku('T');
+    await gate.enable(tenant, s, 1);
+    assert.deepEqual(await gate.take(`${tenant}-other`, randomUUID(), [{ sku: s, quantity: 1 }]), {
+      outcome: 'NotGated',
+    });
+    assert.equal(await gate.remaining(tenant, s), 1);
+  });
+
+  it('reports GateUnavailable quickly when Redis cannot be reached, so callers fall back to the database', async () => {
+    const dead = new StockGate(
+      new Redis('redis://127.0.0.1:1', {
+        enableOfflineQueue: false,
+        maxRetriesPerRequest: 0,
+        lazyConnect: true,
+      }),
+    );
+    const started = Date.now();
+    const r = await dead.take(tenant, randomUUID(), [{ sku: 'X', quantity: 1 }]);
+    assert.equal(r.outcome, 'GateUnavailable');
+    assert.equal((await dead.giveBack(tenant, 'h')).outcome, 'GateUnavailable');
+    assert.ok(Date.now() - started < 2_000);
+    await dead.close();
+  });
+});
