@@ -15,7 +15,8 @@ export interface LabReport {
 export function mariaPlan(options: LabOptions, info: MariaServerInfo): MariaRunSpec[] {
   const plan: MariaRunSpec[] = [];
   for (const variant of options.variants) {
-    for (const jitterMs of options.jitter) plan.push({ variant, rounds: options.rounds, delayMs: options.delay, jitterMs });
+    for (const jitterMs of options.jitter)
+      plan.push({ variant, rounds: options.rounds, delayMs: options.delay, jitterMs });
   }
   if (options.waitRounds > 0) {
     for (const variant of ['cond', 'update'] as const) {
@@ -26,7 +27,13 @@ export function mariaPlan(options: LabOptions, info: MariaServerInfo): MariaRunS
   }
   if (options.snapshotIsolation && info.snapshotIsolation !== null && options.variants.includes('naive')) {
     for (const jitterMs of options.jitter) {
-      plan.push({ variant: 'naive', rounds: options.rounds, delayMs: options.delay, jitterMs, snapshotIsolation: true });
+      plan.push({
+        variant: 'naive',
+        rounds: options.rounds,
+        delayMs: options.delay,
+        jitterMs,
+        snapshotIsolation: true,
+      });
     }
   }
   return plan;
@@ -40,7 +47,9 @@ async function runMaria(options: LabOptions): Promise<NonNullable<LabReport['mar
     const server = await lab.serverInfo();
     const runs: MariaRun[] = [];
     for (const spec of mariaPlan(options, server)) {
-      log(`MariaDB ${spec.variant}${spec.snapshotIsolation ? '+snapshot_isolation' : ''} jitter=${spec.jitterMs}ms delay=${spec.delayMs}ms`);
+      log(
+        `MariaDB ${spec.variant}${spec.snapshotIsolation ? '+snapshot_isolation' : ''} jitter=${spec.jitterMs}ms delay=${spec.delayMs}ms`,
+      );
       runs.push(await lab.run(spec));
     }
     return { server, runs, rows: mariaRows(runs), notes: mariaNotes(runs, server) };
@@ -53,7 +62,8 @@ function printRows(rows: readonly ComparedRow[], width: number, seedName: string
   for (const row of rows) {
     const label = row.label.startsWith('payment step') ? '' : `${row.label.padEnd(width)}: `;
     console.log(`${label}${row.ours}`);
-    console.log(`${`  ${seedName}`.padEnd(label ? width : 0)}${label ? ': ' : '  '}${row.seed}   [${row.verdict}]`);
+    const seedLabel = label ? `  ${seedName}`.padEnd(width) : `  ${seedName}`;
+    console.log(`${seedLabel}: ${row.seed}   [${row.verdict}]`);
   }
 }
 
@@ -61,11 +71,21 @@ function printText(report: LabReport): void {
   if (report.postgres) {
     const { result, rows, notes } = report.postgres;
     const p = result.params;
-    console.log(`\n== seed 002: PostgreSQL ${result.server}, pool ${p.pool}, ${p.buyers} buyers, ${p.stock} units, ${p.workMs} ms app work ==`);
-    console.log('(each line: ours, then the seed\'s figure and how they compare)\n');
-    printRows(rows.filter((row) => !row.label.startsWith('payment step')), 22, 'seed 002');
+    console.log(
+      `\n== seed 002: PostgreSQL ${result.server}, pool ${p.pool}, ${p.buyers} buyers, ${p.stock} units, ${p.workMs} ms app work ==`,
+    );
+    console.log("(each line: ours, then the seed's figure and how they compare)\n");
+    printRows(
+      rows.filter((row) => !row.label.startsWith('payment step')),
+      22,
+      'seed 002',
+    );
     console.log('\npayment state machine:');
-    printRows(rows.filter((row) => row.label.startsWith('payment step')), 22, 'seed 002');
+    printRows(
+      rows.filter((row) => row.label.startsWith('payment step')),
+      22,
+      'seed 002',
+    );
     console.log('\nnotes:');
     for (const note of notes) console.log(`- ${note}`);
   }
@@ -73,7 +93,7 @@ function printText(report: LabReport): void {
     const { server, rows, notes } = report.mariadb;
     console.log(
       `\n== seed 003: MariaDB ${server.version} (${server.isolation}, innodb_lock_wait_timeout=${server.lockWaitTimeout}) ` +
-        'vs the seed\'s MySQL 8.4.8 (REPEATABLE-READ, 50) ==\n',
+        "vs the seed's MySQL 8.4.8 (REPEATABLE-READ, 50) ==\n",
     );
     for (const row of rows) {
       console.log(row.ours);

@@ -76,7 +76,9 @@ export class MariaLab {
     const [rows] = await this.admin.query<RowDataPacket[]>(
       'SELECT VERSION() AS version, @@tx_isolation AS isolation, @@innodb_lock_wait_timeout AS lockWait',
     );
-    const [snapshot] = await this.admin.query<RowDataPacket[]>("SHOW VARIABLES LIKE 'innodb_snapshot_isolation'");
+    const [snapshot] = await this.admin.query<RowDataPacket[]>(
+      "SHOW VARIABLES LIKE 'innodb_snapshot_isolation'",
+    );
     return {
       version: String(rows[0].version),
       isolation: String(rows[0].isolation),
@@ -90,7 +92,8 @@ export class MariaLab {
     await this.resetTables(spec.variant === 'check');
     const mode = spec.snapshotIsolation ? 'ON' : 'OFF';
     if (spec.snapshotIsolation !== undefined) {
-      for (const session of [this.a, this.b]) await session.query(`SET SESSION innodb_snapshot_isolation = ${mode}`);
+      for (const session of [this.a, this.b])
+        await session.query(`SET SESSION innodb_snapshot_isolation = ${mode}`);
     }
     const messages: Record<string, string> = {};
     const rounds: RoundResult[] = [];
@@ -99,7 +102,8 @@ export class MariaLab {
       for (let round = 0; round < spec.rounds; round += 1) rounds.push(await this.round(spec, messages));
     } finally {
       if (spec.snapshotIsolation !== undefined) {
-        for (const session of [this.a, this.b]) await session.query('SET SESSION innodb_snapshot_isolation = DEFAULT');
+        for (const session of [this.a, this.b])
+          await session.query('SET SESSION innodb_snapshot_isolation = DEFAULT');
       }
     }
     const msPerRound = spec.rounds ? (performance.now() - started) / spec.rounds : 0;
@@ -114,7 +118,9 @@ export class MariaLab {
   private async resetTables(withCheck: boolean): Promise<void> {
     const check = withCheck ? ', CONSTRAINT stock_not_negative CHECK (stock >= 0)' : '';
     await this.admin.query('DROP TABLE IF EXISTS orders, products');
-    await this.admin.query(`CREATE TABLE products (id INT PRIMARY KEY, stock INT NOT NULL${check}) ENGINE=InnoDB`);
+    await this.admin.query(
+      `CREATE TABLE products (id INT PRIMARY KEY, stock INT NOT NULL${check}) ENGINE=InnoDB`,
+    );
     await this.admin.query(
       'CREATE TABLE orders (id INT AUTO_INCREMENT PRIMARY KEY, product_id INT NOT NULL) ENGINE=InnoDB',
     );

@@ -10,7 +10,12 @@ export type Variant = (typeof VARIANTS)[number];
 
 const count = (min: number) => z.coerce.number().int().min(min);
 const millis = z.coerce.number().min(0).max(10_000);
-const items = z.string().transform((raw) => raw.split(',').map((part) => part.trim()).filter(Boolean));
+const items = z.string().transform((raw) =>
+  raw
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean),
+);
 const identifier = z.string().regex(/^[a-z_][a-z0-9_]{0,62}$/, 'lower-case letters, digits and _ only');
 
 const schema = z.object({
@@ -24,7 +29,9 @@ const schema = z.object({
   expire: count(0).default(30),
   pgDatabase: identifier.default('lab'),
   rounds: count(1).default(300),
-  jitter: items.pipe(z.array(z.string().transform(Number).pipe(z.number().min(0).max(10_000))).min(1)).default([0, 2]),
+  jitter: items
+    .pipe(z.array(z.string().transform(Number).pipe(z.number().min(0).max(10_000))).min(1))
+    .default([0, 2]),
   delay: millis.default(0),
   variants: items.pipe(z.array(z.enum(VARIANTS)).min(1)).default([...VARIANTS]),
   waitRounds: count(0).default(40),
@@ -90,7 +97,9 @@ export function parseOptions(argv: readonly string[]): LabOptions {
   }
   const parsed = schema.safeParse(raw);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `--${kebab(String(issue.path[0]))}: ${issue.message}`);
+    const problems = parsed.error.issues.map(
+      (issue) => `--${kebab(String(issue.path[0]))}: ${issue.message}`,
+    );
     throw new Error(`bad options: ${problems.join('; ')}`);
   }
   return parsed.data;

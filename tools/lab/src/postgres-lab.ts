@@ -56,22 +56,35 @@ const SKU = 'SKU-1';
 
 /** The buggy and the safe ways to sell one unit, as seed 002 writes them. */
 export const STRATEGIES = {
-  readCheckWrite: (workMs: number): Buy => async (db) => {
-    const { rows } = await db.query<{ available: number }>('SELECT available FROM inventory WHERE sku = $1', [SKU]);
-    if (rows[0].available < 1) return false;
-    await pause(workMs);
-    await db.query('UPDATE inventory SET available = $1 WHERE sku = $2', [rows[0].available - 1, SKU]);
-    return true;
-  },
-  checkThenDecrement: (workMs: number): Buy => async (db) => {
-    const { rows } = await db.query<{ available: number }>('SELECT available FROM inventory WHERE sku = $1', [SKU]);
-    if (rows[0].available < 1) return false;
-    await pause(workMs);
-    await db.query('UPDATE inventory SET available = available - 1 WHERE sku = $1', [SKU]);
-    return true;
-  },
+  readCheckWrite:
+    (workMs: number): Buy =>
+    async (db) => {
+      const { rows } = await db.query<{ available: number }>(
+        'SELECT available FROM inventory WHERE sku = $1',
+        [SKU],
+      );
+      if (rows[0].available < 1) return false;
+      await pause(workMs);
+      await db.query('UPDATE inventory SET available = $1 WHERE sku = $2', [rows[0].available - 1, SKU]);
+      return true;
+    },
+  checkThenDecrement:
+    (workMs: number): Buy =>
+    async (db) => {
+      const { rows } = await db.query<{ available: number }>(
+        'SELECT available FROM inventory WHERE sku = $1',
+        [SKU],
+      );
+      if (rows[0].available < 1) return false;
+      await pause(workMs);
+      await db.query('UPDATE inventory SET available = available - 1 WHERE sku = $1', [SKU]);
+      return true;
+    },
   conditional: (): Buy => async (db) => {
-    const result = await db.query('UPDATE inventory SET available = available - 1 WHERE sku = $1 AND available >= 1', [SKU]);
+    const result = await db.query(
+      'UPDATE inventory SET available = available - 1 WHERE sku = $1 AND available >= 1',
+      [SKU],
+    );
     return result.rowCount === 1;
   },
 };
@@ -123,7 +136,12 @@ export const ALLOWED: Readonly<Record<string, readonly string[]>> = {
 };
 
 /** One conditional UPDATE per transition: applying it twice or out of order changes nothing. */
-export async function transition(db: Queryable, id: string, to: string, pspRef?: string): Promise<'applied' | 'ignored'> {
+export async function transition(
+  db: Queryable,
+  id: string,
+  to: string,
+  pspRef?: string,
+): Promise<'applied' | 'ignored'> {
   const result = await db.query(
     `UPDATE payment_attempt SET state = $2, psp_ref = COALESCE($3, psp_ref), updated_at = now()
      WHERE id = $1 AND state = ANY($4) RETURNING state`,
@@ -133,11 +151,18 @@ export async function transition(db: Queryable, id: string, to: string, pspRef?:
 }
 
 /** A PSP webhook: dedupe on the event id and apply the transition in one transaction. */
-export async function webhook(db: Pool, eventId: string, paymentId: string, to: string): Promise<'applied' | 'ignored'> {
+export async function webhook(
+  db: Pool,
+  eventId: string,
+  paymentId: string,
+  to: string,
+): Promise<'applied' | 'ignored'> {
   const client = await db.connect();
   try {
     await client.query('BEGIN');
-    const fresh = await client.query('INSERT INTO psp_event (event_id) VALUES ($1) ON CONFLICT DO NOTHING', [eventId]);
+    const fresh = await client.query('INSERT INTO psp_event (event_id) VALUES ($1) ON CONFLICT DO NOTHING', [
+      eventId,
+    ]);
     const outcome = fresh.rowCount ? await transition(client, paymentId, to, `psp_${eventId}`) : 'ignored';
     await client.query('COMMIT');
     return outcome;
@@ -150,7 +175,11 @@ export async function webhook(db: Pool, eventId: string, paymentId: string, to: 
 }
 
 /** Starts the stack's PostgreSQL only if nothing answers, then creates our database if it is missing. */
-export async function preparePostgres(config: StackConfig, database: string, log: (line: string) => void): Promise<void> {
+export async function preparePostgres(
+  config: StackConfig,
+  database: string,
+  log: (line: string) => void,
+): Promise<void> {
   await startPostgres(config, log);
   const admin = superClient(config);
   await admin.connect();
@@ -165,18 +194,24 @@ export async function preparePostgres(config: StackConfig, database: string, log
 async function resetTables(db: Pool, stock: number, withCheck: boolean): Promise<void> {
   const check = withCheck ? ', CONSTRAINT available_not_negative CHECK (available >= 0)' : '';
   await db.query('DROP TABLE IF EXISTS inventory, reservation, payment_attempt, psp_event');
-  await db.query(`CREATE TABLE inventory (sku text PRIMARY KEY, available int NOT NULL, reserved int NOT NULL DEFAULT 0${check})`);
+  await db.query(
+    `CREATE TABLE inventory (sku text PRIMARY KEY, available int NOT NULL, reserved int NOT NULL DEFAULT 0${check})`,
+  );
   await db.query(`CREATE TABLE reservation (
     order_id text PRIMARY KEY, sku text NOT NULL REFERENCES inventory (sku), qty int NOT NULL,
     expires_at timestamptz NOT NULL, status text NOT NULL DEFAULT 'held')`);
   await db.query(`CREATE TABLE payment_attempt (
     id text PRIMARY KEY, state text NOT NULL, psp_ref text, updated_at timestamptz NOT NULL DEFAULT now())`);
-  await db.query('CREATE TABLE psp_event (event_id text PRIMARY KEY, received_at timestamptz NOT NULL DEFAULT now())');
+  await db.query(
+    'CREATE TABLE psp_event (event_id text PRIMARY KEY, received_at timestamptz NOT NULL DEFAULT now())',
+  );
   await db.query('INSERT INTO inventory (sku, available, reserved) VALUES ($1, $2, 0)', [SKU, stock]);
 }
 
 async function stockLevel(db: Queryable): Promise<StockLevel> {
-  const { rows } = await db.query<StockLevel>('SELECT available, reserved FROM inventory WHERE sku = $1', [SKU]);
+  const { rows } = await db.query<StockLevel>('SELECT available, reserved FROM inventory WHERE sku = $1', [
+    SKU,
+  ]);
   return rows[0];
 }
 
@@ -200,8 +235,11 @@ async function sell(db: Pool, buyers: number, buy: (index: number) => Promise<bo
 async function paymentTrace(db: Pool): Promise<string[]> {
   const id = 'pay-1';
   await db.query("INSERT INTO payment_attempt (id, state) VALUES ($1, 'created')", [id]);
-  const state = async () => (await db.query<{ state: string }>('SELECT state FROM payment_attempt WHERE id = $1', [id])).rows[0].state;
-  const step = async (to: string) => `${to.padEnd(10)}-> ${await transition(db, id, to)} (state=${await state()})`;
+  const state = async () =>
+    (await db.query<{ state: string }>('SELECT state FROM payment_attempt WHERE id = $1', [id])).rows[0]
+      .state;
+  const step = async (to: string) =>
+    `${to.padEnd(10)}-> ${await transition(db, id, to)} (state=${await state()})`;
   return [
     await step('pending'),
     await step('unknown'),
@@ -213,7 +251,11 @@ async function paymentTrace(db: Pool): Promise<string[]> {
 }
 
 /** Runs the whole PostgreSQL experiment on a fresh set of tables per strategy. */
-export async function runPostgresLab(config: StackConfig, params: PgLabParams, log: (line: string) => void): Promise<PgLabResult> {
+export async function runPostgresLab(
+  config: StackConfig,
+  params: PgLabParams,
+  log: (line: string) => void,
+): Promise<PgLabResult> {
   await preparePostgres(config, params.database, log);
   const db = new Pool({
     host: '127.0.0.1',
@@ -237,7 +279,9 @@ export async function runPostgresLab(config: StackConfig, params: PgLabParams, l
       readCheckWriteWithCheck: await strategy(true, STRATEGIES.readCheckWrite(params.workMs)),
     };
     await resetTables(db, params.stock, true);
-    const reserved = await sell(db, params.buyers, (index) => reserve(db, `order-${String(index).padStart(5, '0')}`));
+    const reserved = await sell(db, params.buyers, (index) =>
+      reserve(db, `order-${String(index).padStart(5, '0')}`),
+    );
     await db.query(
       `UPDATE reservation SET expires_at = now() - interval '1 second'
        WHERE order_id IN (SELECT order_id FROM reservation WHERE status = 'held' ORDER BY order_id LIMIT $1)`,

@@ -2,7 +2,14 @@
 import { MariaRun, MariaServerInfo, SHARE_LOCK } from './mariadb-lab';
 import type { PgLabResult, SaleRun, StockLevel } from './postgres-lab';
 import { pythonDict } from './round-stats';
-import { SEED_002_LINES, SEED_002_PARAMS, SEED_002_TRACE, SEED_003_LINES, SeedCount, SeedMariaLine } from './seed-figures';
+import {
+  SEED_002_LINES,
+  SEED_002_PARAMS,
+  SEED_002_TRACE,
+  SEED_003_LINES,
+  SeedCount,
+  SeedMariaLine,
+} from './seed-figures';
 
 /** One printed row: our line, the seed's figure for it and how the two compare. */
 export interface ComparedRow {
@@ -19,7 +26,8 @@ export const stockText = (stock: StockLevel): string =>
 /** A sale result the way seed 002 prints it, with errors and the lost-update remark when they apply. */
 export function saleText(run: SaleRun, units: number): string {
   const errors = Object.entries(run.errors).map(([code, n]) => `, ${n} failed (${code})`);
-  const hidden = run.sold > units && run.stock.available > units - run.sold ? ' (lost updates hide the oversell)' : '';
+  const hidden =
+    run.sold > units && run.stock.available > units - run.sold ? ' (lost updates hide the oversell)' : '';
   return `sold ${run.sold} of ${units}${errors.join('')}, stock now ${stockText(run.stock)}${hidden}`;
 }
 
@@ -69,8 +77,16 @@ export function postgresRows(result: PgLabResult): ComparedRow[] {
       saleText(sales.readCheckWriteWithCheck, units),
       claim(sales.readCheckWriteWithCheck.sold > units),
     ),
-    row('reserve (TTL 10 min)', 'reserve', `held ${result.reserve.sold}, stock now ${stockText(result.reserve.stock)}`),
-    row(`release expired (${params.expire})`, 'release', `rows=${release.rows}, stock now ${stockText(release.stock)}`),
+    row(
+      'reserve (TTL 10 min)',
+      'reserve',
+      `held ${result.reserve.sold}, stock now ${stockText(result.reserve.stock)}`,
+    ),
+    row(
+      `release expired (${params.expire})`,
+      'release',
+      `rows=${release.rows}, stock now ${stockText(release.stock)}`,
+    ),
     row(
       'release again',
       'releaseAgain',
@@ -87,7 +103,8 @@ export function postgresRows(result: PgLabResult): ComparedRow[] {
   return [...rows, ...trace];
 }
 
-const countText = (count: SeedCount) => (typeof count === 'number' ? String(count) : `${count[0]}-${count[1]}`);
+const countText = (count: SeedCount) =>
+  typeof count === 'number' ? String(count) : `${count[0]}-${count[1]}`;
 const countValue = (count: SeedCount) => (typeof count === 'number' ? count : count[1]);
 
 /** The seed's `variant=...` line format, for our runs. */
@@ -102,7 +119,9 @@ export function mariaLine(run: MariaRun): string {
 
 /** The seed's line for a figure it gives only in prose, reconstructed in the same format. */
 export function seedLineText(seed: SeedMariaLine): string {
-  const errors = pythonDict(Object.fromEntries(Object.entries(seed.errors).map(([k, v]) => [k, countText(v)])));
+  const errors = pythonDict(
+    Object.fromEntries(Object.entries(seed.errors).map(([k, v]) => [k, countText(v)])),
+  );
   const ms = seed.msPerRound === undefined ? 'not given' : seed.msPerRound.toFixed(1);
   const source = seed.source ? ` (${seed.source})` : '';
   return (
@@ -113,7 +132,10 @@ export function seedLineText(seed: SeedMariaLine): string {
 }
 
 /** MySQL's CHECK violation code and MariaDB's for the same failure: 3819 vs 4025. */
-export const CHECK_ERROR_EQUIVALENTS: Readonly<Record<string, string>> = { err3819: 'check', err4025: 'check' };
+export const CHECK_ERROR_EQUIVALENTS: Readonly<Record<string, string>> = {
+  err3819: 'check',
+  err4025: 'check',
+};
 
 const errorKinds = (errors: Readonly<Record<string, unknown>>) =>
   Object.keys(errors)
@@ -125,7 +147,9 @@ const errorKinds = (errors: Readonly<Record<string, unknown>>) =>
 export const seedFor = (run: MariaRun): SeedMariaLine | undefined =>
   run.snapshotIsolation
     ? undefined
-    : SEED_003_LINES.find((s) => s.variant === run.variant && s.delayMs === run.delayMs && s.jitterMs === run.jitterMs);
+    : SEED_003_LINES.find(
+        (s) => s.variant === run.variant && s.delayMs === run.delayMs && s.jitterMs === run.jitterMs,
+      );
 
 /** Compares directions: oversold or not, negative stock or not, and which kinds of error (3819 = 4025). */
 export function mariaVerdict(run: MariaRun, seed: SeedMariaLine | undefined): string {
@@ -174,7 +198,9 @@ export function mariaNotes(runs: readonly MariaRun[], info: MariaServerInfo): st
   }
   if (info.snapshotIsolation !== null) {
     const si = runs.filter((run) => run.snapshotIsolation);
-    const seen = si.map((run) => `${run.jitterMs} ms: ${run.oversold} oversold, errors=${pythonDict(run.errors)}`);
+    const seen = si.map(
+      (run) => `${run.jitterMs} ms: ${run.oversold} oversold, errors=${pythonDict(run.errors)}`,
+    );
     notes.push(
       `innodb_snapshot_isolation is ${info.snapshotIsolation} on this server (OFF by default before MariaDB 11.6.2, ON from 11.6.2). ` +
         'With it ON, a REPEATABLE READ transaction that writes a row changed after its read view fails with 1020 ER_CHECKREAD ' +
@@ -196,7 +222,7 @@ export function mariaNotes(runs: readonly MariaRun[], info: MariaServerInfo): st
     const ratios = wait.map((run) => `${run.variant} ${(run.msPerRound / run.delayMs).toFixed(2)}x`);
     notes.push(
       `Wait cost: a round costs ${ratios.join(', ')} the in-transaction sleep (seed: 2.78x and 2.47x); about 2x means the ` +
-        'second session waited for the first one\'s row lock, i.e. they ran one after the other; the seed\'s extra ' +
+        "second session waited for the first one's row lock, i.e. they ran one after the other; the seed's extra " +
         'time beyond 2x is its per-statement process and pipe overhead.',
     );
   }
@@ -217,6 +243,7 @@ export function postgresNotes(result: PgLabResult, rows: readonly ComparedRow[])
   }
   const others = differing.filter((label) => label !== 'read-check-write');
   if (others.length) notes.push(`also differing from the seed: ${others.join(', ')} (see the rows above).`);
-  if (!differing.length && seedParams(result)) notes.push('every comparable figure matches the seed exactly.');
+  if (!differing.length && seedParams(result))
+    notes.push('every comparable figure matches the seed exactly.');
   return notes;
 }
