@@ -2,6 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { ServiceKitModule } from '@checkout/service-kit';
 import { InventoryConfig } from './config/inventory.config';
 import { DATABASE } from './database';
+import { ReservationModule } from './reservation/reservation.module';
 
 /** The inventory service. */
 @Module({})
@@ -9,7 +10,10 @@ export class AppModule {
   static register(config: InventoryConfig): DynamicModule {
     return {
       module: AppModule,
-      imports: [ServiceKitModule.forRoot({ config, database: DATABASE, aggregateType: 'inventory' })],
+      imports: [
+        ServiceKitModule.forRoot({ config, database: DATABASE, aggregateType: 'inventory' }),
+        ReservationModule.register(config),
+      ],
     };
   }
 }

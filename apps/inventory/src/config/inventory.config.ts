@@ -4,8 +4,17 @@ import { BaseConfigSchema, parseConfig } from '@checkout/service-kit';
 /** The inventory service's settings. */
 export const InventoryConfigSchema = BaseConfigSchema.extend({
   DATABASE_URL: z.string().url(),
+  /** How long a reservation holds stock; keep it above the p99 time to pay (3DS included). */
+  RESERVATION_TTL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(600),
+  /** How often the expiry job releases overdue reservations. */
+  EXPIRY_INTERVAL_MS: z.coerce.number().int().min(100).default(5_000),
+  /** Reservation rows one expiry statement moves at most. */
+  EXPIRY_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(500),
+  /** How often the drift job compares counters with the ledgers (0 turns it off). */
+  DRIFT_INTERVAL_MS: z.coerce.number().int().min(0).default(60_000),
 });
 export type InventoryConfig = z.infer<typeof InventoryConfigSchema>;
 
 /** Reads and validates the environment once at boot; throws naming every bad variable. */
-export const loadInventoryConfig = (env: NodeJS.ProcessEnv = process.env): InventoryConfig => parseConfig(InventoryConfigSchema, env);
+export const loadInventoryConfig = (env: NodeJS.ProcessEnv = process.env): InventoryConfig =>
+  parseConfig(InventoryConfigSchema, env);

@@ -1,4 +1,5 @@
 import { CreateMessagingTables1764680000000 } from '@checkout/messaging';
+import { CreateStockTables1764700000000 } from './1764700000000-create-stock-tables';
 
 /** Every migration of this service's database, oldest first. */
-export const MIGRATIONS = [CreateMessagingTables1764680000000];
+export const MIGRATIONS = [CreateMessagingTables1764680000000, CreateStockTables1764700000000];

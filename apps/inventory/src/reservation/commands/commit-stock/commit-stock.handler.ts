@@ -1,0 +1,125 @@
+import { EntityManager } from 'typeorm';
+import { SagaEvent } from '@checkout/contracts';
+import { OutboxWriter } from '@checkout/messaging';
+import { Line, PaymentDecision, SettledLine, decidePayment } from '../../domain';
+import { reservedToSold, stockFlags, takeIntoSold } from '../../database/stock.repository';
+import { sql, withSavepoint } from '../../database/sql';
+
+/** Input of CommitStock: the order whose payment succeeded. */
+export interface CommitStockInput {
+  tenantId: string;
+  orderId: string;
+  cause?: SagaEvent;
+}
+
+/** What CommitStock did. */
+export type CommitStockResult = PaymentDecision | { kind: 'duplicate' } | { kind: 'no_reservation' };
+
+interface ReservationLine {
+  sku: string;
+  qty: number;
+  status: 'held' | 'committed' | 'released';
+  payment_outcome: string | null;
+}
+
+/**
+ * CommitStock on payment.succeeded: held lines move from reserved to sold. Lines the TTL already released
+ * follow the seed's policy: re-reserve with a conditional update, else backorder when the SKU allows it,
+ * else nothing is sold and inventory.unavailable-after-payment tells the saga to refund. The decision is
+ * recorded on the reservation rows, so a duplicate payment.succeeded changes nothing.
+ */
+export class CommitStock {
+  constructor(private readonly outbox: OutboxWriter) {}
+
+  async execute(tx: EntityManager, { tenantId, orderId, cause }: CommitStockInput): Promise<CommitStockResult> {
+    // The order's own rows, locked in SKU order: a concurrent release or expiry of this order waits or skips.
+    const { rows } = await sql<ReservationLine>(
+      tx,
+      `SELECT sku, qty, status, payment_outcome FROM reservation
+        WHERE tenant_id = $1 AND order_id = $2 ORDER BY sku FOR UPDATE`,
+      [tenantId, orderId],
+    );
+    if (rows.length === 0) return { kind: 'no_reservation' };
+    if (rows.some((r) => r.payment_outcome !== null)) return { kind: 'duplicate' };
+
+    const released = rows.filter((r) => r.status === 'released').map((r) => r.sku);
+    const flags = released.length > 0 ? await stockFlags(tx, tenantId, released) : new Map();
+    const settled = await withSavepoint(tx, 'settle_payment', async () => {
+      const lines: SettledLine[] = [];
+      for (const r of rows) {
+        const line = { sku: r.sku, quantity: r.qty };
+        const allowBackorder = flags.get(r.sku)?.allowBackorder ?? false;
+        if (r.status === 'held') {
+          await reservedToSold(tx, tenantId, line);
+          lines.push({ ...line, result: 'committed', allowBackorder });
+        } else {
+          const taken = await takeIntoSold(tx, tenantId, line);
+          lines.push({ ...line, result: taken ? 're_reserved' : 'short', allowBackorder });
+        }
+      }
+      const decision = decidePayment(lines);
+      return { keep: decision.kind !== 'unavailable', value: { lines, decision } };
+    });
+
+    const { lines, decision } = settled;
+    const all: Line[] = lines.map(({ sku, quantity }) => ({ sku, quantity }));
+    if (decision.kind === 'unavailable') {
+      await this.recordOutcome(tx, tenantId, orderId, all, () => 'unavailable');
+      await this.outbox.append(tx, {
+        type: 'inventory.unavailable-after-payment',
+        tenantId,
+        sagaId: orderId,
+        cause,
+        payload: { orderId, lines: all, shortSkus: decision.shortSkus },
+      });
+      return decision;
+    }
+
+    const outcomeOf = new Map(lines.map((l) => [l.sku, l.result === 'short' ? 'backordered' : l.result]));
+    await this.recordOutcome(tx, tenantId, orderId, all, (sku) => outcomeOf.get(sku)!);
+    if (decision.kind === 'backordered') {
+      await sql(
+        tx,
+        `INSERT INTO backorder (tenant_id, order_id, sku, qty)
+         SELECT $1, $2, b.sku, b.qty FROM unnest($3::text[], $4::int[]) AS b(sku, qty)`,
+        [tenantId, orderId, decision.backordered.map((b) => b.sku), decision.backordered.map((b) => b.quantity)],
+      );
+      await this.outbox.append(tx, {
+        type: 'inventory.backordered',
+        tenantId,
+        sagaId: orderId,
+        cause,
+        payload: { orderId, lines: decision.backordered },
+      });
+      return decision;
+    }
+    await this.outbox.append(tx, {
+      type: 'inventory.committed',
+      tenantId,
+      sagaId: orderId,
+      cause,
+      payload: { orderId, lines: all, reReserved: decision.reReserved },
+    });
+    return decision;
+  }
+
+  /** Stamps each line with the payment's outcome; sold lines become committed. */
+  private async recordOutcome(
+    tx: EntityManager,
+    tenantId: string,
+    orderId: string,
+    lines: Line[],
+    outcome: (sku: string) => string,
+  ): Promise<void> {
+    await sql(
+      tx,
+      `UPDATE reservation r
+          SET payment_outcome = o.outcome,
+              status = CASE WHEN o.outcome IN ('committed', 're_reserved') THEN 'committed' ELSE r.status END,
+              updated_at = now()
+         FROM unnest($3::text[], $4::text[]) AS o(sku, outcome)
+        WHERE r.tenant_id = $1 AND r.order_id = $2 AND r.sku = o.sku AND r.payment_outcome IS NULL`,
+      [tenantId, orderId, lines.map((l) => l.sku), lines.map((l) => outcome(l.sku))],
+    );
+  }
+}

@@ -1,0 +1,115 @@
+import { EntityManager } from 'typeorm';
+import { OrderCreatedV1, SagaEvent } from '@checkout/contracts';
+import { OutboxWriter } from '@checkout/messaging';
+import { Line, normalizeLines, rejectionReason } from '../../domain';
+import { releaseHeld, stockFlags, takeIntoReserved } from '../../database/stock.repository';
+import { sql, withSavepoint } from '../../database/sql';
+import { publishReleased } from '../release-stock/release-stock.handler';
+
+/** Input of ReserveStock: the accepted order of one tenant. */
+export interface ReserveStockInput {
+  tenantId: string;
+  order: OrderCreatedV1;
+  /** The order.created event this reacts to (causation, correlation, trace). */
+  cause?: SagaEvent;
+}
+
+/** What ReserveStock did. */
+export type ReserveStockResult =
+  | { outcome: 'reserved'; lines: Line[]; expiresAt: string }
+  | { outcome: 'rejected'; shortSkus: string[]; reason: 'unknown_sku' | 'insufficient_stock' }
+  | { outcome: 'duplicate' };
+
+/** Settings of ReserveStock. */
+export interface ReserveStockOptions {
+  /** How long a reservation holds stock before the expiry job may release it. */
+  ttlSeconds: number;
+}
+
+/**
+ * ReserveStock: holds every line of an order or none, inside the caller's transaction, and writes
+ * inventory.reserved or inventory.rejected to the outbox in that same transaction. Each line is a
+ * conditional UPDATE judged by its row count, taken in SKU order so overlapping orders cannot deadlock.
+ */
+export class ReserveStock {
+  constructor(
+    private readonly outbox: OutboxWriter,
+    private readonly options: ReserveStockOptions,
+  ) {}
+
+  async execute(tx: EntityManager, { tenantId, order, cause }: ReserveStockInput): Promise<ReserveStockResult> {
+    const lines = normalizeLines(order.lines);
+    const existing = await sql(tx, `SELECT 1 FROM reservation WHERE tenant_id = $1 AND order_id = $2 LIMIT 1`, [
+      tenantId,
+      order.orderId,
+    ]);
+    // A second order.created for the same order (new event id) must not hold the stock twice.
+    if (existing.rowCount > 0) return { outcome: 'duplicate' };
+
+    let short = await this.takeAll(tx, tenantId, lines);
+    if (short.length > 0) {
+      // Lazy expiry: holds past their TTL on the short SKUs are released now, then one more try.
+      const released = await releaseHeld(tx, {
+        tenantId,
+        skus: short,
+        reason: 'expired',
+        onlyExpired: true,
+        skipLocked: true,
+      });
+      if (released.length > 0) {
+        await publishReleased(this.outbox, tx, released, 'expired');
+        short = await this.takeAll(tx, tenantId, lines);
+      }
+    }
+
+    if (short.length > 0) {
+      const known = await stockFlags(tx, tenantId, short);
+      const reason = rejectionReason(short, new Set(known.keys()));
+      await this.outbox.append(tx, {
+        type: 'inventory.rejected',
+        tenantId,
+        sagaId: order.orderId,
+        cause,
+        payload: { orderId: order.orderId, lines, shortSkus: short, reason },
+      });
+      return { outcome: 'rejected', shortSkus: short, reason };
+    }
+
+    const { rows } = await sql<{ expires_at: Date }>(
+      tx,
+      `INSERT INTO reservation (tenant_id, order_id, sku, qty, status, expires_at)
+       SELECT $1, $2, l.sku, l.qty, 'held', now() + make_interval(secs => $5)
+         FROM unnest($3::text[], $4::int[]) AS l(sku, qty)
+       RETURNING expires_at`,
+      [tenantId, order.orderId, lines.map((l) => l.sku), lines.map((l) => l.quantity), this.options.ttlSeconds],
+    );
+    const expiresAt = rows[0].expires_at.toISOString();
+    await this.outbox.append(tx, {
+      type: 'inventory.reserved',
+      tenantId,
+      sagaId: order.orderId,
+      cause,
+      payload: {
+        orderId: order.orderId,
+        lines,
+        expiresAt,
+        customerId: order.customerId,
+        amount: order.total,
+        currency: order.currency,
+        paymentToken: order.paymentToken,
+      },
+    });
+    return { outcome: 'reserved', lines, expiresAt };
+  }
+
+  /** Takes every line, in SKU order; on any shortage rolls all of them back and names the short SKUs. */
+  private takeAll(tx: EntityManager, tenantId: string, lines: Line[]): Promise<string[]> {
+    return withSavepoint(tx, 'reserve_lines', async () => {
+      const short: string[] = [];
+      for (const line of lines) {
+        if (!(await takeIntoReserved(tx, tenantId, line))) short.push(line.sku);
+      }
+      return { keep: short.length === 0, value: short };
+    });
+  }
+}

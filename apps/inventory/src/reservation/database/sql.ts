@@ -1,0 +1,39 @@
+import { EntityManager } from 'typeorm';
+
+/** Rows and row count of one statement: the row count is how a conditional update answers. */
+export interface SqlResult<R> {
+  rows: R[];
+  rowCount: number;
+}
+
+/** Runs one statement on the transaction's connection and returns its rows and row count. */
+export async function sql<R = Record<string, unknown>>(
+  tx: EntityManager,
+  text: string,
+  params: unknown[] = [],
+): Promise<SqlResult<R>> {
+  const runner = tx.queryRunner;
+  if (!runner?.isTransactionActive) throw new Error('inventory statements run inside a transaction');
+  const result = await runner.query(text, params, true);
+  return { rows: (result.records ?? []) as R[], rowCount: result.affected ?? result.records?.length ?? 0 };
+}
+
+/** Runs fn between a savepoint and its release; rolls back to the savepoint when fn says so. */
+export async function withSavepoint<T>(
+  tx: EntityManager,
+  name: string,
+  fn: () => Promise<{ keep: boolean; value: T }>,
+): Promise<T> {
+  await tx.query(`SAVEPOINT ${name}`);
+  const { keep, value } = await fn();
+  // Rolling back to the savepoint also drops the row locks taken after it.
+  if (!keep) await tx.query(`ROLLBACK TO SAVEPOINT ${name}`);
+  await tx.query(`RELEASE SAVEPOINT ${name}`);
+  return value;
+}
+
+/** Postgres error code of a failed statement (TypeORM wraps the driver error). */
+export function pgCode(error: unknown): string | undefined {
+  const e = error as { code?: string; driverError?: { code?: string } };
+  return e?.driverError?.code ?? e?.code;
+}

@@ -1,0 +1,183 @@
+import { EntityManager } from 'typeorm';
+import { Line } from '../domain';
+import { sql } from './sql';
+
+/** A stock row as the API shows it. */
+export interface StockRow {
+  sku: string;
+  available: number;
+  reserved: number;
+  sold: number;
+  allowBackorder: boolean;
+  restocked: number;
+}
+
+/** One reservation line returned by a release. */
+export interface ReleasedRow {
+  tenantId: string;
+  orderId: string;
+  sku: string;
+  qty: number;
+}
+
+/** Why held reservations go back to available. */
+export type ReleaseReason = 'payment_failed' | 'order_cancelled' | 'expired';
+
+/** Which held reservations a release moves. */
+export interface ReleaseScope {
+  tenantId: string;
+  reason: ReleaseReason;
+  /** One order's reservations (compensation); otherwise every expired one in scope. */
+  orderId?: string;
+  /** Only these SKUs (lazy expiry on the SKUs a reservation found short). */
+  skus?: string[];
+  /** Only reservations past expires_at. */
+  onlyExpired: boolean;
+  /** Skip rows another transaction holds (jobs) instead of waiting for them (compensations). */
+  skipLocked: boolean;
+  limit?: number;
+}
+
+const releaseStatement = (skipLocked: boolean) => `
+  WITH candidates AS (
+    SELECT order_id, sku FROM reservation
+     WHERE tenant_id = $1 AND status = 'held'
+       AND ($2::uuid IS NULL OR order_id = $2)
+       AND ($3::text[] IS NULL OR sku = ANY($3))
+       AND (NOT $4::boolean OR expires_at < now())
+     ORDER BY order_id, sku
+     LIMIT $5
+     FOR UPDATE ${skipLocked ? 'SKIP LOCKED' : ''}),
+  released AS (
+    UPDATE reservation r
+       SET status = 'released', release_reason = $6, updated_at = now()
+      FROM candidates c
+     WHERE r.order_id = c.order_id AND r.sku = c.sku AND r.status = 'held'
+    RETURNING r.tenant_id, r.order_id, r.sku, r.qty),
+  totals AS (
+    SELECT tenant_id, sku, sum(qty)::int AS total FROM released GROUP BY tenant_id, sku),
+  locked AS (
+    -- stock rows locked in sku order, like every other writer, before the update below touches them
+    SELECT s.sku FROM stock s JOIN totals t ON s.tenant_id = t.tenant_id AND s.sku = t.sku
+     ORDER BY s.sku FOR UPDATE OF s),
+  restocked AS (
+    UPDATE stock s
+       SET available = s.available + t.total, reserved = s.reserved - t.total, updated_at = now()
+      FROM totals t
+     WHERE s.tenant_id = t.tenant_id AND s.sku = t.sku AND (SELECT count(*) FROM locked) >= 0
+    RETURNING s.sku)
+  SELECT tenant_id AS "tenantId", order_id AS "orderId", sku, qty, (SELECT count(*) FROM restocked)::int AS "stockRows"
+    FROM released ORDER BY order_id, sku`;
+
+const RELEASE_WAITING = releaseStatement(false);
+const RELEASE_SKIPPING = releaseStatement(true);
+
+/**
+ * Moves held reservations to released and returns their units to available in one statement (the seed's
+ * data-modifying CTE): only `held` rows move, so a second run, a retry or a second job instance finds
+ * nothing and never returns stock twice.
+ */
+export async function releaseHeld(tx: EntityManager, scope: ReleaseScope): Promise<ReleasedRow[]> {
+  const { rows } = await sql<ReleasedRow & { stockRows: number }>(
+    tx,
+    scope.skipLocked ? RELEASE_SKIPPING : RELEASE_WAITING,
+    [
+      scope.tenantId,
+      scope.orderId ?? null,
+      scope.skus ?? null,
+      scope.onlyExpired,
+      scope.limit ?? 10_000,
+      scope.reason,
+    ],
+  );
+  return rows.map(({ tenantId, orderId, sku, qty }) => ({ tenantId, orderId, sku, qty }));
+}
+
+/** Takes n units of one SKU from available into reserved if there are n; the row count is the answer. */
+export async function takeIntoReserved(tx: EntityManager, tenantId: string, line: Line): Promise<boolean> {
+  const { rowCount } = await sql(
+    tx,
+    `UPDATE stock SET available = available - $3, reserved = reserved + $3, updated_at = now()
+      WHERE tenant_id = $1 AND sku = $2 AND available >= $3`,
+    [tenantId, line.sku, line.quantity],
+  );
+  return rowCount === 1;
+}
+
+/** Takes n units of one SKU from available straight into sold if there are n (re-reserve after expiry). */
+export async function takeIntoSold(tx: EntityManager, tenantId: string, line: Line): Promise<boolean> {
+  const { rowCount } = await sql(
+    tx,
+    `UPDATE stock SET available = available - $3, sold = sold + $3, updated_at = now()
+      WHERE tenant_id = $1 AND sku = $2 AND available >= $3`,
+    [tenantId, line.sku, line.quantity],
+  );
+  return rowCount === 1;
+}
+
+/** Moves n held units of one SKU to sold; CHECK (reserved >= 0) refuses a counter that would go negative. */
+export async function reservedToSold(tx: EntityManager, tenantId: string, line: Line): Promise<void> {
+  await sql(
+    tx,
+    `UPDATE stock SET reserved = reserved - $3, sold = sold + $3, updated_at = now()
+      WHERE tenant_id = $1 AND sku = $2`,
+    [tenantId, line.sku, line.quantity],
+  );
+}
+
+/** Returns n sold units of one SKU to available (the shipment did not leave). */
+export async function soldToAvailable(tx: EntityManager, tenantId: string, line: Line): Promise<void> {
+  await sql(
+    tx,
+    `UPDATE stock SET sold = sold - $3, available = available + $3, updated_at = now()
+      WHERE tenant_id = $1 AND sku = $2`,
+    [tenantId, line.sku, line.quantity],
+  );
+}
+
+/** Which of these SKUs the tenant stocks, and whether each allows backorder. */
+export async function stockFlags(
+  tx: EntityManager,
+  tenantId: string,
+  skus: string[],
+): Promise<Map<string, { allowBackorder: boolean }>> {
+  const { rows } = await sql<{ sku: string; allow_backorder: boolean }>(
+    tx,
+    `SELECT sku, allow_backorder FROM stock WHERE tenant_id = $1 AND sku = ANY($2)`,
+    [tenantId, skus],
+  );
+  return new Map(rows.map((r) => [r.sku, { allowBackorder: r.allow_backorder }]));
+}
+
+/**
+ * Sets the on-hand available units of a SKU (creating it) and records the delta as a restock, in one
+ * statement: the delta is computed from the row's current value under its lock, never read by the app.
+ */
+export async function setAvailable(
+  tx: EntityManager,
+  tenantId: string,
+  sku: string,
+  available: number,
+  allowBackorder: boolean | undefined,
+): Promise<StockRow & { delta: number }> {
+  const { rows } = await sql<StockRow & { delta: number }>(
+    tx,
+    `WITH upserted AS (
+       INSERT INTO stock AS s (tenant_id, sku, available, restocked, last_restock, allow_backorder)
+       VALUES ($1, $2, $3::int, $3::int, $3::int, COALESCE($4::boolean, false))
+       ON CONFLICT (tenant_id, sku) DO UPDATE
+         SET available = EXCLUDED.available,
+             restocked = s.restocked + (EXCLUDED.available - s.available),
+             last_restock = EXCLUDED.available - s.available,
+             allow_backorder = COALESCE($4::boolean, s.allow_backorder),
+             updated_at = now()
+       RETURNING *),
+     ledger AS (
+       INSERT INTO stock_restock (tenant_id, sku, delta, available_after)
+       SELECT tenant_id, sku, last_restock, available FROM upserted WHERE last_restock <> 0)
+     SELECT sku, available, reserved, sold, allow_backorder AS "allowBackorder",
+            restocked::int AS restocked, last_restock AS delta FROM upserted`,
+    [tenantId, sku, available, allowBackorder ?? null],
+  );
+  return rows[0];
+}

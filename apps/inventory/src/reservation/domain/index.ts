@@ -1,0 +1,4 @@
+export * from './inventory.errors';
+export * from './stock-lines';
+export * from './payment-settlement';
+export * from './stock-ledger';

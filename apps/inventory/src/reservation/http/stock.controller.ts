@@ -1,0 +1,70 @@
+import { Body, Controller, Get, HttpCode, Param, Put, UseGuards } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { z } from 'zod';
+import { Sku } from '@checkout/contracts';
+import { ApiError, CurrentTenant, Tenant, TenantGuard, validate } from '@checkout/service-kit';
+import { SetStock } from '../commands';
+import { visibleStock } from '../domain';
+
+/** Largest stock count accepted for one SKU: anything above is a typo, not a warehouse. */
+export const MAX_AVAILABLE = 100_000_000;
+
+/** Body of PUT /v1/admin/stock/{sku}. */
+export const SetStockBody = z.strictObject({
+  available: z.number().int().min(0).max(MAX_AVAILABLE),
+  allowBackorder: z.boolean().optional(),
+});
+
+/** What GET /v1/stock/{sku} answers. */
+export interface StockView {
+  sku: string;
+  available: number;
+  reserved: number;
+  sold: number;
+}
+
+/** The inventory HTTP API of PRODUCT.md section 4, scoped to the caller's tenant. */
+@Controller('v1')
+@UseGuards(TenantGuard)
+export class StockController {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly setStock: SetStock,
+  ) {}
+
+  /** Sets the on-hand available units (the difference is recorded as a restock) and the backorder flag. */
+  @Put('admin/stock/:sku')
+  @HttpCode(200)
+  async put(@CurrentTenant() tenant: Tenant, @Param('sku') rawSku: string, @Body() body: unknown) {
+    const sku = validate(Sku, rawSku, 'sku');
+    const input = validate(SetStockBody, body);
+    const row = await this.dataSource.transaction((tx) =>
+      this.setStock.execute(tx, { tenantId: tenant.id, sku, ...input }),
+    );
+    return {
+      sku: row.sku,
+      available: row.available,
+      reserved: row.reserved,
+      sold: row.sold,
+      allowBackorder: row.allowBackorder,
+    };
+  }
+
+  /** Stock of one SKU; holds past their TTL count as available (lazy expiry). 404 for another tenant's SKU. */
+  @Get('stock/:sku')
+  async get(@CurrentTenant() tenant: Tenant, @Param('sku') rawSku: string): Promise<StockView> {
+    const sku = validate(Sku, rawSku, 'sku');
+    const rows: { sku: string; available: number; reserved: number; sold: number; overdue: number }[] =
+      await this.dataSource.query(
+        `SELECT s.sku, s.available, s.reserved, s.sold,
+                COALESCE((SELECT sum(qty) FROM reservation r
+                           WHERE r.tenant_id = s.tenant_id AND r.sku = s.sku
+                             AND r.status = 'held' AND r.expires_at < now()), 0)::int AS overdue
+           FROM stock s WHERE s.tenant_id = $1 AND s.sku = $2`,
+        [tenant.id, sku],
+      );
+    if (rows.length === 0) throw new ApiError(404, 'UNKNOWN_SKU', `no stock for SKU ${sku}`, { sku });
+    const { overdue, ...counters } = rows[0];
+    return { sku: counters.sku, ...visibleStock(counters, overdue) };
+  }
+}

@@ -1,0 +1,95 @@
+import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { PinoLogger } from 'nestjs-pino';
+import { DataSource } from 'typeorm';
+import { TenantRegistry } from '@checkout/service-kit';
+import { InventoryConfig } from '../../config/inventory.config';
+import { ExpireReservations, RepairDrift } from '../commands';
+import { pgCode } from '../database/sql';
+import { INVENTORY_CONFIG } from '../inventory.tokens';
+import { InventoryMetrics } from './inventory.metrics';
+
+/** Postgres says a concurrent writer got there first: the next run looks again. */
+const TRANSIENT = new Set(['40001', '40P01', '55P03']);
+
+/**
+ * The periodic jobs of the inventory service: release expired reservations, and detect and repair counter
+ * drift. Each tenant is handled on its own; a run never overlaps the previous one of the same job.
+ */
+@Injectable()
+export class ReservationJobs implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly timers = new Map<string, NodeJS.Timeout>();
+  private readonly running = new Set<Promise<unknown>>();
+  private stopped = false;
+
+  constructor(
+    @Inject(INVENTORY_CONFIG) private readonly config: InventoryConfig,
+    private readonly dataSource: DataSource,
+    private readonly tenants: TenantRegistry,
+    private readonly expire: ExpireReservations,
+    private readonly repair: RepairDrift,
+    private readonly metrics: InventoryMetrics,
+    private readonly logger: PinoLogger,
+  ) {
+    logger.setContext('ReservationJobs');
+  }
+
+  onApplicationBootstrap(): void {
+    this.every('expiry', this.config.EXPIRY_INTERVAL_MS, () => this.expireAll());
+    if (this.config.DRIFT_INTERVAL_MS > 0) this.every('drift', this.config.DRIFT_INTERVAL_MS, () => this.repairAll());
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    for (const t of this.timers.values()) clearTimeout(t);
+    await Promise.allSettled([...this.running]);
+  }
+
+  /** Releases every expired reservation of every tenant, batch by batch. */
+  async expireAll(): Promise<number> {
+    let total = 0;
+    for (const { id: tenantId } of this.tenants.all()) {
+      for (let batch = 0; batch < 20 && !this.stopped; batch += 1) {
+        const rows = await this.dataSource.transaction((tx) =>
+          this.expire.execute(tx, { tenantId, limit: this.config.EXPIRY_BATCH_SIZE }),
+        );
+        if (rows.length > 0) {
+          this.metrics.expired.inc({ tenant: tenantId }, rows.length);
+          this.logger.info({ tenantId, released: rows.length }, 'expired reservations released');
+        }
+        total += rows.length;
+        if (rows.length < this.config.EXPIRY_BATCH_SIZE) break;
+      }
+    }
+    return total;
+  }
+
+  /** Compares every tenant's counters with the ledgers, logs each drifting SKU and repairs it. */
+  async repairAll(): Promise<void> {
+    for (const { id: tenantId } of this.tenants.all()) {
+      const drifts = await this.repair.execute(this.dataSource, { tenantId });
+      this.metrics.recordDrift(tenantId, drifts);
+      for (const d of drifts) {
+        this.logger.warn(
+          { tenantId, sku: d.sku, kinds: d.kinds, actual: d.actual, expected: d.expected, repaired: d.repaired },
+          d.repaired ? 'stock drift repaired from the ledgers' : 'stock drift detected, not repairable',
+        );
+      }
+    }
+  }
+
+  private every(name: string, intervalMs: number, run: () => Promise<unknown>): void {
+    const tick = () => {
+      const job = run()
+        .catch((error: unknown) => {
+          if (TRANSIENT.has(pgCode(error) ?? '')) return;
+          this.logger.error({ job: name, err: String(error) }, 'job run failed');
+        })
+        .finally(() => {
+          this.running.delete(job);
+          if (!this.stopped) this.timers.set(name, setTimeout(tick, intervalMs).unref());
+        });
+      this.running.add(job);
+    };
+    this.timers.set(name, setTimeout(tick, intervalMs).unref());
+  }
+}

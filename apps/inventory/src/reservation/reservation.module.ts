@@ -1,0 +1,68 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { Registry } from 'prom-client';
+import { DataSource } from 'typeorm';
+import { OutboxWriter } from '@checkout/messaging';
+import { ConsumerHost, EVENT_HANDLERS, METRICS_REGISTRY, OUTBOX_WRITER, TenantRegistry } from '@checkout/service-kit';
+import { InventoryConfig } from '../config/inventory.config';
+import {
+  CommitStock,
+  ExpireReservations,
+  ReleaseStock,
+  RepairDrift,
+  ReserveStock,
+  ReturnSoldStock,
+  SetStock,
+} from './commands';
+import { inventoryHandlers } from './consumers/inventory.handlers';
+import { StockController } from './http/stock.controller';
+import { INVENTORY_CONFIG } from './inventory.tokens';
+import { InventoryMetrics } from './jobs/inventory.metrics';
+import { ReservationJobs } from './jobs/reservation.jobs';
+
+/** Stock, reservations and their lifecycle: commands, consumers, jobs and the HTTP API. */
+@Module({})
+export class ReservationModule {
+  static register(config: InventoryConfig): DynamicModule {
+    return {
+      module: ReservationModule,
+      controllers: [StockController],
+      providers: [
+        { provide: INVENTORY_CONFIG, useValue: config },
+        {
+          provide: ReserveStock,
+          useFactory: (outbox: OutboxWriter) => new ReserveStock(outbox, { ttlSeconds: config.RESERVATION_TTL_SECONDS }),
+          inject: [OUTBOX_WRITER],
+        },
+        { provide: ReleaseStock, useFactory: (outbox: OutboxWriter) => new ReleaseStock(outbox), inject: [OUTBOX_WRITER] },
+        {
+          provide: ExpireReservations,
+          useFactory: (outbox: OutboxWriter) => new ExpireReservations(outbox),
+          inject: [OUTBOX_WRITER],
+        },
+        { provide: CommitStock, useFactory: (outbox: OutboxWriter) => new CommitStock(outbox), inject: [OUTBOX_WRITER] },
+        { provide: ReturnSoldStock, useValue: new ReturnSoldStock() },
+        { provide: SetStock, useValue: new SetStock() },
+        { provide: RepairDrift, useValue: new RepairDrift() },
+        {
+          provide: InventoryMetrics,
+          useFactory: (registry: Registry, ds: DataSource, tenants: TenantRegistry) =>
+            new InventoryMetrics(registry, ds, tenants),
+          inject: [METRICS_REGISTRY, DataSource, TenantRegistry],
+        },
+        {
+          provide: EVENT_HANDLERS,
+          useFactory: (
+            tenants: TenantRegistry,
+            reserve: ReserveStock,
+            release: ReleaseStock,
+            commit: CommitStock,
+            returnSold: ReturnSoldStock,
+          ) => inventoryHandlers(tenants, { reserve, release, commit, returnSold }),
+          inject: [TenantRegistry, ReserveStock, ReleaseStock, CommitStock, ReturnSoldStock],
+        },
+        ConsumerHost,
+        ReservationJobs,
+      ],
+    };
+  }
+}
