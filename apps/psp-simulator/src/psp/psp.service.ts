@@ -1,0 +1,224 @@
+import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
+import { PinoLogger } from 'nestjs-pino';
+import { SERVICE_CONFIG, TenantRegistry } from '@checkout/service-kit';
+import { PspSimulatorConfig } from '../config/psp-simulator.config';
+import { behaviourOf } from './domain/behaviour';
+import { signatureHeader } from './domain/signature';
+import { Charge, PspRequestError, PspStore, Refund, WebhookEvent } from './psp.store';
+
+/** The chaos knobs, adjustable at runtime through the admin endpoint. */
+export interface Knobs {
+  latencyMs: number;
+  jitterMs: number;
+  errorRate: number;
+  errorMode: 'before' | 'after';
+}
+
+/** A scripted fault for one reference: the next `times` requests of that operation fail with `status`. */
+export interface Fault {
+  reference: string;
+  operation: 'charge' | 'refund';
+  status: number;
+  times: number;
+}
+
+/** Raised to answer a request with a 5xx (injected errors), as a real PSP under trouble would. */
+export class InjectedFailure extends Error {
+  constructor(readonly status: number) {
+    super(`injected failure ${status}`);
+  }
+}
+
+/** The charge's answer plus how long the caller must wait for it. */
+export interface ChargeAnswer {
+  charge: Charge;
+  replayed: boolean;
+}
+
+/** The PSP's behaviour: charges, refunds, webhooks, knobs and faults on top of the in-memory store. */
+@Injectable()
+export class PspService implements OnApplicationShutdown {
+  readonly store = new PspStore();
+  readonly knobs: Knobs;
+  private readonly faults: Fault[] = [];
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private stopped = false;
+
+  constructor(
+    @Inject(SERVICE_CONFIG) private readonly config: PspSimulatorConfig,
+    private readonly tenants: TenantRegistry,
+    private readonly logger: PinoLogger,
+  ) {
+    logger.setContext('PspService');
+    this.knobs = {
+      latencyMs: config.PSP_SIM_LATENCY_MS,
+      jitterMs: config.PSP_SIM_LATENCY_JITTER_MS,
+      errorRate: config.PSP_SIM_ERROR_RATE,
+      errorMode: config.PSP_SIM_ERROR_MODE,
+    };
+  }
+
+  /** The account a secret key belongs to: in this simulator the key is the account id itself. */
+  accountOf(key: string | undefined): string | undefined {
+    if (!key) return undefined;
+    return this.tenants.all().find((t) => t.pspAccount === key)?.pspAccount;
+  }
+
+  /** Creates (or replays) a charge and waits as the token says before answering. */
+  async charge(
+    account: string,
+    key: string,
+    input: { amount: number; currency: string; token: string; reference: string; metadata: Record<string, string> },
+  ): Promise<ChargeAnswer> {
+    const behaviour = behaviourOf(input.token);
+    if (!behaviour) throw new PspRequestError(400, 'TOKEN_INVALID', `unknown payment token ${input.token}`);
+    await this.beforeProcessing(input.reference, 'charge');
+    const initial = behaviour.settle === 'now' ? behaviour.outcome : 'pending';
+    const answer = this.store.createCharge(account, key, input, initial);
+    if (!answer.replayed) this.afterCreated(answer.charge);
+    this.afterProcessing();
+    if (behaviour.hang) await this.sleep(this.config.PSP_SIM_HANG_MS);
+    return { charge: { ...answer.charge }, replayed: answer.replayed };
+  }
+
+  /** Refunds a charge (once per key). */
+  async refund(account: string, key: string, input: { charge: string; amount?: number; reason?: string | null }): Promise<{ refund: Refund; replayed: boolean }> {
+    const charge = this.store.charges.get(input.charge);
+    await this.beforeProcessing(charge?.reference ?? '', 'refund');
+    const answer = this.store.createRefund(account, key, input);
+    this.afterProcessing();
+    return answer;
+  }
+
+  /** Scripts a fault for one reference. */
+  addFault(fault: Fault): void {
+    this.faults.push({ ...fault });
+  }
+
+  /** Removes the faults of a reference. */
+  clearFaults(reference: string): number {
+    let removed = 0;
+    for (let i = this.faults.length - 1; i >= 0; i--) {
+      if (this.faults[i].reference === reference) {
+        this.faults.splice(i, 1);
+        removed += 1;
+      }
+    }
+    return removed;
+  }
+
+  onApplicationShutdown(): void {
+    this.stopped = true;
+    for (const t of this.timers) clearTimeout(t);
+  }
+
+  private async beforeProcessing(reference: string, operation: Fault['operation']): Promise<void> {
+    const { latencyMs, jitterMs } = this.knobs;
+    const delay = latencyMs + (jitterMs > 0 ? Math.random() * jitterMs : 0);
+    if (delay > 0) await this.sleep(delay);
+    const fault = this.faults.find((f) => f.reference === reference && f.operation === operation && f.times > 0);
+    if (fault) {
+      fault.times -= 1;
+      throw new InjectedFailure(fault.status);
+    }
+    if (this.knobs.errorMode === 'before' && Math.random() < this.knobs.errorRate) throw new InjectedFailure(500);
+  }
+
+  private afterProcessing(): void {
+    if (this.knobs.errorMode === 'after' && Math.random() < this.knobs.errorRate) throw new InjectedFailure(500);
+  }
+
+  /** Schedules settlement and webhooks of a new charge as its token says. */
+  private afterCreated(charge: Charge): void {
+    const behaviour = behaviourOf(charge.token)!;
+    const c = this.config;
+    const type = (ch: Charge): WebhookEvent['type'] => (ch.status === 'succeeded' ? 'charge.succeeded' : 'charge.failed');
+    switch (behaviour.webhook) {
+      case 'once':
+        if (behaviour.settle === 'now') {
+          this.later(c.PSP_SIM_WEBHOOK_DELAY_MS, () => this.deliver(this.store.newEvent(type(charge), charge)));
+        } else {
+          const delay = behaviour.settle === '3ds' ? c.PSP_SIM_3DS_DELAY_MS : c.PSP_SIM_LATE_WEBHOOK_DELAY_MS;
+          this.later(delay, () => {
+            const settled = this.store.settle(charge.id, behaviour.outcome);
+            return this.deliver(this.store.newEvent(type(settled), settled));
+          });
+        }
+        break;
+      case 'after-hang':
+        this.later(c.PSP_SIM_TIMEOUT_WEBHOOK_DELAY_MS, () => this.deliver(this.store.newEvent(type(charge), charge)));
+        break;
+      case 'three-times':
+        this.later(c.PSP_SIM_WEBHOOK_DELAY_MS, async () => {
+          const event = this.store.newEvent(type(charge), charge);
+          for (let i = 0; i < 3; i++) await this.deliver(event);
+        });
+        break;
+      case 'none':
+        this.later(c.PSP_SIM_LOST_SETTLE_MS, async () => void this.store.settle(charge.id, behaviour.outcome));
+        break;
+      case 'success-then-stale-failure':
+        this.later(c.PSP_SIM_WEBHOOK_DELAY_MS, async () => {
+          await this.deliver(this.store.newEvent('charge.succeeded', charge));
+          // A failure from an earlier processing step, delivered late: older `created`, failed snapshot.
+          const stale = { ...charge, status: 'failed' as const, failureCode: 'processing_error' };
+          await this.deliver(this.store.newEvent('charge.failed', stale, charge.created - 1));
+        });
+        break;
+    }
+  }
+
+  /** Posts one event, signed with the tenant's secret, retrying with backoff until 2xx or out of attempts. */
+  async deliver(event: WebhookEvent): Promise<number | null> {
+    const tenant = this.tenants.all().find((t) => t.pspAccount === event.account);
+    if (!tenant) return null;
+    const body = JSON.stringify(event);
+    let status: number | null = null;
+    for (let attempt = 1; attempt <= this.config.PSP_SIM_WEBHOOK_ATTEMPTS && !this.stopped; attempt++) {
+      let error: string | null = null;
+      try {
+        const res = await fetch(`${this.config.PAYMENT_URL}/v1/psp/webhooks`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'psp-signature': signatureHeader(tenant.webhookSecret, body) },
+          body,
+          signal: AbortSignal.timeout(10_000),
+        });
+        status = res.status;
+        await res.arrayBuffer();
+      } catch (e) {
+        error = (e as Error).message;
+        status = null;
+      }
+      this.store.deliveries.push({
+        eventId: event.id,
+        type: event.type,
+        reference: event.data.object.reference,
+        status,
+        error,
+        at: new Date().toISOString(),
+      });
+      if (status !== null && status >= 200 && status < 300) return status;
+      this.logger.warn({ eventId: event.id, status, error, attempt }, 'webhook delivery failed');
+      await this.sleep(Math.min(250 * 2 ** attempt, 10_000));
+    }
+    return status;
+  }
+
+  private later(ms: number, fn: () => Promise<unknown>): void {
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      fn().catch((error: unknown) => this.logger.error({ err: String(error) }, 'scheduled PSP work failed'));
+    }, ms);
+    this.timers.add(timer);
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.timers.delete(timer);
+        resolve();
+      }, ms);
+      this.timers.add(timer);
+    });
+  }
+}

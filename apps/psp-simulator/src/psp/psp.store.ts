@@ -1,0 +1,208 @@
+import { randomBytes } from 'node:crypto';
+
+/** A charge as the PSP reports it. */
+export interface Charge {
+  id: string;
+  object: 'charge';
+  account: string;
+  amount: number;
+  currency: string;
+  token: string;
+  /** The merchant's own reference (our orderId). */
+  reference: string;
+  metadata: Record<string, string>;
+  status: 'pending' | 'succeeded' | 'failed';
+  failureCode: string | null;
+  amountRefunded: number;
+  refunded: boolean;
+  idempotencyKey: string;
+  /** Unix seconds, as webhooks carry it. */
+  created: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** A refund of (part of) a charge. */
+export interface Refund {
+  id: string;
+  object: 'refund';
+  account: string;
+  charge: string;
+  reference: string;
+  amount: number;
+  currency: string;
+  reason: string | null;
+  status: 'succeeded';
+  idempotencyKey: string;
+  createdAt: string;
+}
+
+/** A webhook event and what happened to its deliveries. */
+export interface WebhookEvent {
+  id: string;
+  type: 'charge.succeeded' | 'charge.failed';
+  created: number;
+  account: string;
+  data: { object: Charge };
+}
+
+/** One delivery attempt of a webhook event. */
+export interface Delivery {
+  eventId: string;
+  type: string;
+  reference: string;
+  status: number | null;
+  error: string | null;
+  at: string;
+}
+
+/** A stored idempotent request: its fingerprint and the object it created. */
+interface Idempotent {
+  fingerprint: string;
+  objectId: string;
+}
+
+/** Why the PSP refused a request: answered as 4xx with this code. */
+export class PspRequestError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const newId = (prefix: string) => `${prefix}_${randomBytes(12).toString('hex')}`;
+
+/** The simulator's whole state, in memory: it is the external system and owns nothing of ours. */
+export class PspStore {
+  readonly charges = new Map<string, Charge>();
+  readonly refunds = new Map<string, Refund>();
+  readonly events: WebhookEvent[] = [];
+  readonly deliveries: Delivery[] = [];
+  private readonly idempotency = new Map<string, Idempotent>();
+
+  /**
+   * Creates a charge, or returns the one created earlier with the same key (same key never charges twice).
+   * Synchronous on purpose: concurrent requests with one key cannot interleave in here.
+   */
+  createCharge(
+    account: string,
+    key: string,
+    input: { amount: number; currency: string; token: string; reference: string; metadata: Record<string, string> },
+    initialStatus: Charge['status'],
+  ): { charge: Charge; replayed: boolean } {
+    const fingerprint = JSON.stringify(['charge', input.amount, input.currency, input.token, input.reference]);
+    const existing = this.idempotency.get(`${account}:${key}`);
+    if (existing) {
+      if (existing.fingerprint !== fingerprint)
+        throw new PspRequestError(422, 'IDEMPOTENCY_KEY_REUSED', 'this Idempotency-Key was used with another request');
+      return { charge: this.charges.get(existing.objectId)!, replayed: true };
+    }
+    const now = new Date();
+    const charge: Charge = {
+      id: newId('ch'),
+      object: 'charge',
+      account,
+      ...input,
+      status: initialStatus,
+      failureCode: initialStatus === 'failed' ? 'card_declined' : null,
+      amountRefunded: 0,
+      refunded: false,
+      idempotencyKey: key,
+      created: Math.floor(now.getTime() / 1000),
+      createdAt: now.toISOString(),
+      updatedAt: now.toISOString(),
+    };
+    this.charges.set(charge.id, charge);
+    this.idempotency.set(`${account}:${key}`, { fingerprint, objectId: charge.id });
+    return { charge, replayed: false };
+  }
+
+  /** Moves a pending charge to its outcome. */
+  settle(chargeId: string, outcome: 'succeeded' | 'failed'): Charge {
+    const charge = this.charges.get(chargeId)!;
+    if (charge.status === 'pending') {
+      charge.status = outcome;
+      charge.failureCode = outcome === 'failed' ? 'card_declined' : null;
+      charge.updatedAt = new Date().toISOString();
+    }
+    return charge;
+  }
+
+  /** Refunds a succeeded charge in full (or the given amount), once per key. */
+  createRefund(
+    account: string,
+    key: string,
+    input: { charge: string; amount?: number; reason?: string | null },
+  ): { refund: Refund; replayed: boolean } {
+    const fingerprint = JSON.stringify(['refund', input.charge, input.amount ?? null]);
+    const existing = this.idempotency.get(`${account}:${key}`);
+    if (existing) {
+      if (existing.fingerprint !== fingerprint)
+        throw new PspRequestError(422, 'IDEMPOTENCY_KEY_REUSED', 'this Idempotency-Key was used with another request');
+      return { refund: this.refunds.get(existing.objectId)!, replayed: true };
+    }
+    const charge = this.charges.get(input.charge);
+    if (!charge || charge.account !== account) throw new PspRequestError(404, 'NO_SUCH_CHARGE', 'no such charge');
+    if (charge.status !== 'succeeded')
+      throw new PspRequestError(400, 'CHARGE_NOT_CAPTURED', `charge is ${charge.status}, nothing to refund`);
+    const remaining = charge.amount - charge.amountRefunded;
+    const amount = input.amount ?? remaining;
+    if (remaining === 0) throw new PspRequestError(400, 'CHARGE_ALREADY_REFUNDED', 'charge is already refunded');
+    if (amount > remaining || amount <= 0)
+      throw new PspRequestError(400, 'AMOUNT_TOO_LARGE', `at most ${remaining} can be refunded`);
+    const refund: Refund = {
+      id: newId('re'),
+      object: 'refund',
+      account,
+      charge: charge.id,
+      reference: charge.reference,
+      amount,
+      currency: charge.currency,
+      reason: input.reason ?? null,
+      status: 'succeeded',
+      idempotencyKey: key,
+      createdAt: new Date().toISOString(),
+    };
+    charge.amountRefunded += amount;
+    charge.refunded = charge.amountRefunded === charge.amount;
+    charge.updatedAt = refund.createdAt;
+    this.refunds.set(refund.id, refund);
+    this.idempotency.set(`${account}:${key}`, { fingerprint, objectId: refund.id });
+    return { refund, replayed: false };
+  }
+
+  /** A new webhook event about a charge (a snapshot of the charge as it is now, or as given). */
+  newEvent(type: WebhookEvent['type'], charge: Charge, created = Math.floor(Date.now() / 1000)): WebhookEvent {
+    const event: WebhookEvent = { id: newId('evt'), type, created, account: charge.account, data: { object: { ...charge } } };
+    this.events.push(event);
+    return event;
+  }
+
+  /** The account's charges, by our reference or by creation time window [from, to). */
+  listCharges(account: string, filter: { reference?: string; from?: Date; to?: Date; limit: number }): Charge[] {
+    const out: Charge[] = [];
+    for (const c of this.charges.values()) {
+      if (c.account !== account) continue;
+      if (filter.reference && c.reference !== filter.reference) continue;
+      const at = Date.parse(c.createdAt);
+      if (filter.from && at < filter.from.getTime()) continue;
+      if (filter.to && at >= filter.to.getTime()) continue;
+      out.push(c);
+      if (out.length >= filter.limit) break;
+    }
+    return out;
+  }
+
+  /** Everything the PSP knows about one reference, for tests. */
+  ledger(reference: string) {
+    return {
+      charges: [...this.charges.values()].filter((c) => c.reference === reference),
+      refunds: [...this.refunds.values()].filter((r) => r.reference === reference),
+      events: this.events.filter((e) => e.data.object.reference === reference),
+      deliveries: this.deliveries.filter((d) => d.reference === reference),
+    };
+  }
+}
