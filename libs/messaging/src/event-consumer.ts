@@ -31,6 +31,8 @@ export interface EventConsumerOptions {
   /** Runs each handler call inside a context (e.g. continues the event's trace). */
   around?: <R>(event: SagaEvent, fn: () => Promise<R>) => Promise<R>;
   partitionsConsumedConcurrently?: number;
+  /** Called when the consumer stopped for good (a crash kafkajs will not restart from). */
+  onFatal?: (reason: string) => void;
   /** Called after each message with what happened to it (for trackers and tests). */
   onProcessed?: (outcome: Outcome, event: SagaEvent | null, message: KafkaMessage) => void;
 }
@@ -128,6 +130,7 @@ export class EventConsumer {
         'consumer crashed',
       );
       if (payload.restart) this.crashed = null;
+      else if (this.running) this.options.onFatal?.(this.crashed);
     });
     this.running = true;
     await this.consumer.run({

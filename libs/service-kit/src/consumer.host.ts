@@ -39,6 +39,12 @@ export class ConsumerHost implements OnApplicationBootstrap, BeforeApplicationSh
       handlers: this.handlers,
       registry: this.registry,
       logger: this.logger.logger,
+      // A consumer that died for good must not leave a live-looking pod: shut down, let the orchestrator restart.
+      onFatal: (reason) => {
+        this.logger.fatal({ reason }, 'consumer stopped for good; shutting down');
+        process.exitCode = 1;
+        process.kill(process.pid, 'SIGTERM');
+      },
     });
     await this.consumer.start();
     this.logger.info({ topics: this.consumer.topics }, 'consumer started');
