@@ -29,11 +29,3 @@ export function normalizeLines(lines: readonly Line[]): Line[] {
   }
   return merged;
 }
-
-/** Why a reservation was refused: any SKU the tenant does not stock at all wins over plain shortage. */
-export function rejectionReason(
-  shortSkus: readonly string[],
-  knownSkus: ReadonlySet<string>,
-): 'unknown_sku' | 'insufficient_stock' {
-  return shortSkus.some((sku) => !knownSkus.has(sku)) ? 'unknown_sku' : 'insufficient_stock';
-}

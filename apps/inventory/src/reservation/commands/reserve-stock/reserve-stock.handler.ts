@@ -1,7 +1,7 @@
 import { EntityManager } from 'typeorm';
 import { OrderCreatedV1, SagaEvent } from '@checkout/contracts';
 import { OutboxWriter } from '@checkout/messaging';
-import { Line, normalizeLines, rejectionReason } from '../../domain';
+import { Line, normalizeLines } from '../../domain';
 import { releaseHeld, stockFlags, takeIntoReserved } from '../../database/stock.repository';
 import { sql, withSavepoint } from '../../database/sql';
 import { publishReleased } from '../release-stock/release-stock.handler';
@@ -30,6 +30,7 @@ export interface ReserveStockOptions {
  * ReserveStock: holds every line of an order or none, inside the caller's transaction, and writes
  * inventory.reserved or inventory.rejected to the outbox in that same transaction. Each line is a
  * conditional UPDATE judged by its row count, taken in SKU order so overlapping orders cannot deadlock.
+ * Unknown SKUs reject with reason unknown_sku.
  */
 export class ReserveStock {
   constructor(
@@ -46,70 +47,97 @@ export class ReserveStock {
     // A second order.created for the same order (new event id) must not hold the stock twice.
     if (existing.rowCount > 0) return { outcome: 'duplicate' };
 
-    let short = await this.takeAll(tx, tenantId, lines);
-    if (short.length > 0) {
+    // SKUs are never deleted, so whether one exists cannot change under us: checked without a lock.
+    const known = await stockFlags(
+      tx,
+      tenantId,
+      lines.map((l) => l.sku),
+    );
+    const unknown = lines.filter((l) => !known.has(l.sku)).map((l) => l.sku);
+    if (unknown.length > 0) return this.reject(tx, tenantId, order, lines, unknown, 'unknown_sku', cause);
+
+    let attempt = await this.holdAll(tx, tenantId, order, lines, cause);
+    if (attempt.short.length > 0) {
       // Lazy expiry: holds past their TTL on the short SKUs are released now, then one more try.
       const released = await releaseHeld(tx, {
         tenantId,
-        skus: short,
+        skus: attempt.short,
         reason: 'expired',
         onlyExpired: true,
         skipLocked: true,
       });
       if (released.length > 0) {
         await publishReleased(this.outbox, tx, released, 'expired');
-        short = await this.takeAll(tx, tenantId, lines);
+        attempt = await this.holdAll(tx, tenantId, order, lines, cause);
       }
     }
+    if (attempt.short.length > 0) {
+      return this.reject(tx, tenantId, order, lines, attempt.short, 'insufficient_stock', cause);
+    }
+    return { outcome: 'reserved', lines, expiresAt: attempt.expiresAt };
+  }
 
-    if (short.length > 0) {
-      const known = await stockFlags(tx, tenantId, short);
-      const reason = rejectionReason(short, new Set(known.keys()));
+  /**
+   * Writes the reservation rows and inventory.reserved first, then takes every line in SKU order: the hot
+   * stock row is locked only from its UPDATE to the commit. On any shortage everything since the savepoint
+   * (rows, event, the lines already taken and their locks) is rolled back and the short SKUs are named.
+   */
+  private async holdAll(
+    tx: EntityManager,
+    tenantId: string,
+    order: OrderCreatedV1,
+    lines: Line[],
+    cause: SagaEvent | undefined,
+  ): Promise<{ short: string[]; expiresAt: string }> {
+    return withSavepoint(tx, 'reserve_order', async () => {
+      const { rows } = await sql<{ expires_at: Date }>(
+        tx,
+        `INSERT INTO reservation (tenant_id, order_id, sku, qty, status, expires_at)
+         SELECT $1, $2, l.sku, l.qty, 'held', now() + make_interval(secs => $5)
+           FROM unnest($3::text[], $4::int[]) AS l(sku, qty)
+         RETURNING expires_at`,
+        [tenantId, order.orderId, lines.map((l) => l.sku), lines.map((l) => l.quantity), this.options.ttlSeconds],
+      );
+      const expiresAt = rows[0].expires_at.toISOString();
       await this.outbox.append(tx, {
-        type: 'inventory.rejected',
+        type: 'inventory.reserved',
         tenantId,
         sagaId: order.orderId,
         cause,
-        payload: { orderId: order.orderId, lines, shortSkus: short, reason },
+        payload: {
+          orderId: order.orderId,
+          lines,
+          expiresAt,
+          customerId: order.customerId,
+          amount: order.total,
+          currency: order.currency,
+          paymentToken: order.paymentToken,
+        },
       });
-      return { outcome: 'rejected', shortSkus: short, reason };
-    }
-
-    const { rows } = await sql<{ expires_at: Date }>(
-      tx,
-      `INSERT INTO reservation (tenant_id, order_id, sku, qty, status, expires_at)
-       SELECT $1, $2, l.sku, l.qty, 'held', now() + make_interval(secs => $5)
-         FROM unnest($3::text[], $4::int[]) AS l(sku, qty)
-       RETURNING expires_at`,
-      [tenantId, order.orderId, lines.map((l) => l.sku), lines.map((l) => l.quantity), this.options.ttlSeconds],
-    );
-    const expiresAt = rows[0].expires_at.toISOString();
-    await this.outbox.append(tx, {
-      type: 'inventory.reserved',
-      tenantId,
-      sagaId: order.orderId,
-      cause,
-      payload: {
-        orderId: order.orderId,
-        lines,
-        expiresAt,
-        customerId: order.customerId,
-        amount: order.total,
-        currency: order.currency,
-        paymentToken: order.paymentToken,
-      },
-    });
-    return { outcome: 'reserved', lines, expiresAt };
-  }
-
-  /** Takes every line, in SKU order; on any shortage rolls all of them back and names the short SKUs. */
-  private takeAll(tx: EntityManager, tenantId: string, lines: Line[]): Promise<string[]> {
-    return withSavepoint(tx, 'reserve_lines', async () => {
       const short: string[] = [];
       for (const line of lines) {
         if (!(await takeIntoReserved(tx, tenantId, line))) short.push(line.sku);
       }
-      return { keep: short.length === 0, value: short };
+      return { keep: short.length === 0, value: { short, expiresAt } };
     });
+  }
+
+  private async reject(
+    tx: EntityManager,
+    tenantId: string,
+    order: OrderCreatedV1,
+    lines: Line[],
+    shortSkus: string[],
+    reason: 'unknown_sku' | 'insufficient_stock',
+    cause: SagaEvent | undefined,
+  ): Promise<ReserveStockResult> {
+    await this.outbox.append(tx, {
+      type: 'inventory.rejected',
+      tenantId,
+      sagaId: order.orderId,
+      cause,
+      payload: { orderId: order.orderId, lines, shortSkus, reason },
+    });
+    return { outcome: 'rejected', shortSkus, reason };
   }
 }
