@@ -4,8 +4,19 @@ import { BaseConfigSchema, parseConfig } from '@checkout/service-kit';
 /** The order service's settings. */
 export const OrderConfigSchema = BaseConfigSchema.extend({
   DATABASE_URL: z.string().url(),
+  /** The flash-sale gate's Redis. */
+  REDIS_URL: z.string().url(),
+  /** Inventory's HTTP API, read to prime a flash sale from the available stock. */
+  INVENTORY_URL: z.string().url(),
+  INVENTORY_TIMEOUT_MS: z.coerce.number().int().min(100).default(2_000),
+  /** How long a completed Idempotency-Key is replayed before the cleanup job deletes it. */
+  IDEMPOTENCY_KEY_TTL_HOURS: z.coerce.number().min(0.001).default(24),
+  /** How long a request may hold a key in `processing` before another request may take it over (crash). */
+  IDEMPOTENCY_LEASE_MS: z.coerce.number().int().min(100).default(30_000),
+  IDEMPOTENCY_CLEANUP_INTERVAL_MS: z.coerce.number().int().min(1_000).default(600_000),
 });
 export type OrderConfig = z.infer<typeof OrderConfigSchema>;
 
 /** Reads and validates the environment once at boot; throws naming every bad variable. */
-export const loadOrderConfig = (env: NodeJS.ProcessEnv = process.env): OrderConfig => parseConfig(OrderConfigSchema, env);
+export const loadOrderConfig = (env: NodeJS.ProcessEnv = process.env): OrderConfig =>
+  parseConfig(OrderConfigSchema, env);

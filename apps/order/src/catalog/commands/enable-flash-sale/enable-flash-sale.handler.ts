@@ -1,0 +1,94 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { ApiError, SERVICE_CONFIG } from '@checkout/service-kit';
+import { OrderConfig } from '../../../config/order.config';
+import { OrderStockGate } from '../../../gate/stock-gate.provider';
+import { CatalogRepository, FlashSale } from '../../database/catalog.repository';
+
+/** Turn the gate on (primed from inventory, or from an explicit figure) or off for one SKU. */
+export interface SetFlashSaleCommand {
+  tenantId: string;
+  sku: string;
+  enabled: boolean;
+  /** Explicit units to prime the gate with, instead of asking inventory. */
+  available?: number;
+  /** The caller's Authorization header: inventory is asked in the same tenant's context. */
+  authorization: string;
+}
+
+/**
+ * SetFlashSale: primes the Redis gate from inventory's available stock (`GET /v1/stock/{sku}`) or from the
+ * explicit `available` override, and records the flash sale. Turning it off deletes the gate's counter.
+ */
+@Injectable()
+export class SetFlashSaleHandler {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly catalog: CatalogRepository,
+    private readonly gate: OrderStockGate,
+    @Inject(SERVICE_CONFIG) private readonly config: OrderConfig,
+  ) {}
+
+  async execute(cmd: SetFlashSaleCommand): Promise<FlashSale & { available: number | null }> {
+    if (!cmd.enabled) {
+      const off = await this.gate.gate.disable(cmd.tenantId, cmd.sku);
+      if (off.outcome === 'GateUnavailable')
+        throw new ApiError(503, 'GATE_UNAVAILABLE', `the flash-sale gate is unavailable: ${off.reason}`);
+      const sale = await this.catalog.putFlashSale(
+        this.dataSource,
+        cmd.tenantId,
+        cmd.sku,
+        false,
+        cmd.available === undefined ? 'inventory' : 'override',
+        null,
+      );
+      return { ...sale, available: null };
+    }
+    const source = cmd.available === undefined ? 'inventory' : 'override';
+    const available = cmd.available ?? (await this.availableInInventory(cmd.sku, cmd.authorization));
+    const on = await this.gate.gate.enable(cmd.tenantId, cmd.sku, available);
+    if (on.outcome === 'GateUnavailable')
+      throw new ApiError(503, 'GATE_UNAVAILABLE', `the flash-sale gate is unavailable: ${on.reason}`);
+    const sale = await this.catalog.putFlashSale(
+      this.dataSource,
+      cmd.tenantId,
+      cmd.sku,
+      true,
+      source,
+      available,
+    );
+    return { ...sale, available };
+  }
+
+  /** Inventory's available units of the SKU, read with the caller's API key. */
+  private async availableInInventory(sku: string, authorization: string): Promise<number> {
+    let res: Response;
+    try {
+      res = await fetch(`${this.config.INVENTORY_URL}/v1/stock/${encodeURIComponent(sku)}`, {
+        headers: { authorization, accept: 'application/json' },
+        signal: AbortSignal.timeout(this.config.INVENTORY_TIMEOUT_MS),
+      });
+    } catch (error) {
+      throw new ApiError(
+        502,
+        'INVENTORY_UNAVAILABLE',
+        `inventory could not be asked for ${sku}: ${(error as Error).message}; send { "enabled": true, "available": N } to prime the gate explicitly`,
+      );
+    }
+    const body = (await res.json().catch(() => undefined)) as
+      { available?: unknown; message?: unknown } | undefined;
+    // A 404 of the route itself (inventory without this endpoint) is not an unknown SKU.
+    const routeMissing = typeof body?.message === 'string' && body.message.startsWith('Cannot GET');
+    if (res.status === 404 && !routeMissing) {
+      throw new ApiError(404, 'UNKNOWN_SKU', `inventory has no stock record for ${sku}`, { skus: [sku] });
+    }
+    if (!res.ok || typeof body?.available !== 'number') {
+      throw new ApiError(
+        502,
+        'INVENTORY_UNAVAILABLE',
+        `inventory answered ${res.status} for ${sku}; send { "enabled": true, "available": N } to prime the gate explicitly`,
+      );
+    }
+    return body.available;
+  }
+}

@@ -1,0 +1,79 @@
+import { Body, Controller, Headers, HttpCode, Param, Post, Put, UseGuards } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { z } from 'zod';
+import { Currency, MinorUnits, Sku } from '@checkout/contracts';
+import { ApiError, CurrentTenant, Tenant, TenantGuard, validate } from '@checkout/service-kit';
+import { SetFlashSaleHandler } from '../commands/enable-flash-sale/enable-flash-sale.handler';
+import { CatalogRepository } from '../database/catalog.repository';
+
+const PutPriceBody = z.object({ unitPrice: MinorUnits, currency: Currency });
+const VoucherCode = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, 'code must be 1..64 of [A-Za-z0-9_-]');
+const CreateVoucherBody = z.object({
+  code: VoucherCode,
+  percentOff: z.number().int().min(1).max(100),
+  maxRedemptions: z.number().int().min(1).max(100_000_000),
+});
+const PutFlashSaleBody = z.object({
+  enabled: z.boolean(),
+  available: z.number().int().min(0).max(1_000_000_000).optional(),
+});
+
+/** The merchant's admin API: price list, vouchers, flash sales (PRODUCT.md section 4). */
+@Controller('v1/admin')
+@UseGuards(TenantGuard)
+export class AdminController {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly catalog: CatalogRepository,
+    private readonly flashSales: SetFlashSaleHandler,
+  ) {}
+
+  /** Sets a SKU's price for this tenant. */
+  @Put('prices/:sku')
+  @HttpCode(200)
+  async putPrice(@CurrentTenant() tenant: Tenant, @Param('sku') sku: string, @Body() body: unknown) {
+    const s = validate(Sku, sku, 'sku');
+    const { unitPrice, currency } = validate(PutPriceBody, body);
+    return this.catalog.putPrice(this.dataSource, tenant.id, s, unitPrice, currency);
+  }
+
+  /** Creates a voucher with a limited number of redemptions. */
+  @Post('vouchers')
+  @HttpCode(201)
+  async createVoucher(@CurrentTenant() tenant: Tenant, @Body() body: unknown) {
+    const v = validate(CreateVoucherBody, body);
+    if (!(await this.catalog.createVoucher(this.dataSource, tenant.id, v))) {
+      throw new ApiError(409, 'VOUCHER_EXISTS', `voucher ${v.code} exists already`, { code: v.code });
+    }
+    return { ...v, redeemed: 0 };
+  }
+
+  /** Turns the flash-sale gate on (primed from inventory, or `available` explicitly) or off for a SKU. */
+  @Put('flash-sales/:sku')
+  @HttpCode(200)
+  async putFlashSale(
+    @CurrentTenant() tenant: Tenant,
+    @Param('sku') sku: string,
+    @Body() body: unknown,
+    @Headers('authorization') authorization: string,
+  ) {
+    const s = validate(Sku, sku, 'sku');
+    const { enabled, available } = validate(PutFlashSaleBody, body);
+    const sale = await this.flashSales.execute({
+      tenantId: tenant.id,
+      sku: s,
+      enabled,
+      available,
+      authorization,
+    });
+    return {
+      sku: sale.sku,
+      enabled: sale.enabled,
+      available: sale.available,
+      source: sale.source,
+      updatedAt: sale.updatedAt,
+    };
+  }
+}

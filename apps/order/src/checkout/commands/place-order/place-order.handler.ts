@@ -1,0 +1,176 @@
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { PinoLogger } from 'nestjs-pino';
+import { Counter, Registry } from 'prom-client';
+import { OutboxWriter } from '@checkout/messaging';
+import { METRICS_REGISTRY, OUTBOX_WRITER } from '@checkout/service-kit';
+import { CatalogRepository } from '../../../catalog/database/catalog.repository';
+import { OrderRepository } from '../../../orders/database/order.repository';
+import { OrderStockGate } from '../../../gate/stock-gate.provider';
+import { IdempotencyRepository } from '../../database/idempotency.repository';
+import {
+  CheckoutError,
+  IdempotencyKeyInUse,
+  IdempotencyKeyReused,
+  OutOfStock,
+  UnknownVoucher,
+  VoucherExhausted,
+} from '../../domain/checkout.errors';
+import { RequestedLine, priceLines } from '../../domain/pricing';
+import { gateHoldId, requestHash } from '../../domain/request-hash';
+
+/** A checkout request after validation. */
+export interface PlaceOrderCommand {
+  tenantId: string;
+  idempotencyKey: string;
+  body: {
+    customerId: string;
+    currency: string;
+    lines: RequestedLine[];
+    voucherCode?: string;
+    payment: { token: string };
+  };
+}
+
+/** The HTTP answer, as bytes to send (and to replay for a retry with the same key). */
+export interface CheckoutReply {
+  status: number;
+  body: string;
+  replayed: boolean;
+}
+
+/** Injection token of the idempotency repository (configured with the lease and TTL). */
+export const IDEMPOTENCY_REPOSITORY = Symbol('IDEMPOTENCY_REPOSITORY');
+
+/**
+ * PlaceOrder: the flash-sale gate first (no database touched when it says no), then the Idempotency-Key,
+ * server-side prices, the voucher redemption, and the order + `order.created` in one transaction that also
+ * completes the key. Every failure after a step undoes that step: the key is released, the units go back.
+ */
+@Injectable()
+export class PlaceOrderHandler {
+  private readonly outcomes: Counter<'outcome'>;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    @Inject(OUTBOX_WRITER) private readonly outbox: OutboxWriter,
+    @Inject(IDEMPOTENCY_REPOSITORY) private readonly keys: IdempotencyRepository,
+    private readonly catalog: CatalogRepository,
+    private readonly orders: OrderRepository,
+    private readonly gate: OrderStockGate,
+    @Inject(METRICS_REGISTRY) registry: Registry,
+    private readonly logger: PinoLogger,
+  ) {
+    logger.setContext('PlaceOrder');
+    this.outcomes = new Counter({
+      name: 'order_checkouts_total',
+      help: 'Checkout requests by outcome',
+      labelNames: ['outcome'],
+      registers: [registry],
+    });
+  }
+
+  async execute(cmd: PlaceOrderCommand): Promise<CheckoutReply> {
+    try {
+      const reply = await this.run(cmd);
+      this.outcomes.inc({ outcome: reply.replayed ? 'replayed' : 'accepted' });
+      return reply;
+    } catch (error) {
+      this.outcomes.inc({ outcome: error instanceof CheckoutError ? error.code : 'error' });
+      throw error;
+    }
+  }
+
+  private async run({ tenantId, idempotencyKey, body }: PlaceOrderCommand): Promise<CheckoutReply> {
+    const holdId = gateHoldId(idempotencyKey);
+    const take = await this.gate.gate.take(tenantId, holdId, body.lines);
+    if (take.outcome === 'Insufficient') throw new OutOfStock(take.sku, take.remaining);
+    if (take.outcome === 'GateUnavailable') this.gate.reportUnavailable('take', take, { tenantId });
+    // Only a fresh take is this request's to give back; AlreadyHeld belongs to the first request with this key.
+    const tookNow = take.outcome === 'Granted';
+    const orderHold = take.outcome === 'Granted' || take.outcome === 'AlreadyHeld' ? holdId : null;
+    let created = false;
+    try {
+      const claim = await this.keys.claim(this.dataSource, tenantId, idempotencyKey, requestHash(body));
+      if (claim.kind === 'replay') return { status: claim.status, body: claim.body, replayed: true };
+      if (claim.kind === 'in-use') throw new IdempotencyKeyInUse();
+      if (claim.kind === 'reused') throw new IdempotencyKeyReused();
+      try {
+        const reply = await this.createOrder(tenantId, idempotencyKey, claim.leaseToken, body, orderHold);
+        created = true;
+        return reply;
+      } finally {
+        if (!created) await this.keys.release(this.dataSource, tenantId, idempotencyKey, claim.leaseToken);
+      }
+    } finally {
+      if (tookNow && !created) await this.gate.giveBack(tenantId, holdId, 'checkout did not create an order');
+    }
+  }
+
+  private async createOrder(
+    tenantId: string,
+    idempotencyKey: string,
+    leaseToken: string,
+    body: PlaceOrderCommand['body'],
+    gateHold: string | null,
+  ): Promise<CheckoutReply> {
+    const prices = await this.catalog.prices(
+      this.dataSource,
+      tenantId,
+      body.lines.map((l) => l.sku),
+    );
+    const voucher = body.voucherCode
+      ? await this.catalog.voucher(this.dataSource, tenantId, body.voucherCode)
+      : undefined;
+    if (body.voucherCode && !voucher) throw new UnknownVoucher(body.voucherCode);
+    const priced = priceLines(body.currency, body.lines, prices, voucher?.percentOff ?? 0);
+    const orderId = randomUUID();
+    const reply = { status: 202, body: JSON.stringify({ orderId, status: 'PENDING' }), replayed: false };
+    await this.dataSource.transaction(async (tx) => {
+      await this.orders.insert(tx, {
+        id: orderId,
+        tenantId,
+        customerId: body.customerId,
+        currency: body.currency,
+        ...priced,
+        voucherCode: voucher?.code ?? null,
+        paymentToken: body.payment.token,
+        gateHoldId: gateHold,
+        idempotencyKey,
+      });
+      await this.outbox.append(tx, {
+        type: 'order.created',
+        tenantId,
+        sagaId: orderId,
+        payload: {
+          orderId,
+          customerId: body.customerId,
+          currency: body.currency,
+          ...priced,
+          voucherCode: voucher?.code ?? null,
+          paymentToken: body.payment.token,
+        },
+      });
+      // Last, so the hot voucher row stays locked for as short as possible.
+      if (voucher && (await this.catalog.redeemVoucher(tx, tenantId, voucher.code, orderId)) === null) {
+        throw new VoucherExhausted(voucher.code);
+      }
+      if (
+        !(await this.keys.complete(
+          tx,
+          tenantId,
+          idempotencyKey,
+          leaseToken,
+          orderId,
+          reply.status,
+          reply.body,
+        ))
+      ) {
+        this.logger.warn({ tenantId, orderId }, 'idempotency lease lost before commit: order rolled back');
+        throw new IdempotencyKeyInUse();
+      }
+    });
+    return reply;
+  }
+}

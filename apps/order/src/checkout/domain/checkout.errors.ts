@@ -1,0 +1,92 @@
+/** Expected checkout failures with stable codes; the HTTP layer turns each into its 4xx answer. */
+export abstract class CheckoutError extends Error {
+  abstract readonly code: string;
+  abstract readonly status: number;
+  readonly details: Record<string, unknown> = {};
+}
+
+/** A line names a SKU the tenant has no price for. */
+export class UnknownSku extends CheckoutError {
+  readonly code = 'UNKNOWN_SKU';
+  readonly status = 404;
+  constructor(readonly skus: string[]) {
+    super(`unknown SKU: ${skus.join(', ')}`);
+    this.details.skus = skus;
+  }
+}
+
+/** The order's currency is not the currency of the tenant's price list for a SKU. */
+export class CurrencyMismatch extends CheckoutError {
+  readonly code = 'VALIDATION_FAILED';
+  readonly status = 400;
+  constructor(currency: string, mismatched: { sku: string; currency: string }[]) {
+    super(`currency ${currency} is not the price list's currency`);
+    this.details.issues = mismatched.map((m) => ({
+      path: 'currency',
+      message: `${m.sku} is priced in ${m.currency}`,
+    }));
+  }
+}
+
+/** A price the shopper saw differs from the current one: they must confirm the new price. */
+export class PriceChanged extends CheckoutError {
+  readonly code = 'PRICE_CHANGED';
+  readonly status = 409;
+  constructor(
+    changed: { sku: string; quoted: number; unitPrice: number }[],
+    currentPrices: { sku: string; unitPrice: number; currency: string }[],
+  ) {
+    super(`price changed for ${changed.map((c) => c.sku).join(', ')}`);
+    this.details.changed = changed;
+    this.details.currentPrices = currentPrices;
+  }
+}
+
+/** The voucher code does not exist for this tenant. */
+export class UnknownVoucher extends CheckoutError {
+  readonly code = 'UNKNOWN_VOUCHER';
+  readonly status = 404;
+  constructor(code: string) {
+    super(`unknown voucher ${code}`);
+    this.details.voucherCode = code;
+  }
+}
+
+/** Every redemption of the voucher is taken. */
+export class VoucherExhausted extends CheckoutError {
+  readonly code = 'VOUCHER_EXHAUSTED';
+  readonly status = 409;
+  constructor(code: string) {
+    super(`voucher ${code} has no redemptions left`);
+    this.details.voucherCode = code;
+  }
+}
+
+/** The flash-sale gate has fewer units of a SKU than asked. */
+export class OutOfStock extends CheckoutError {
+  readonly code = 'OUT_OF_STOCK';
+  readonly status = 409;
+  constructor(sku: string, remaining: number) {
+    super(`${sku} is out of stock`);
+    this.details.sku = sku;
+    this.details.remaining = remaining;
+  }
+}
+
+/** Another request with the same Idempotency-Key is still being processed. */
+export class IdempotencyKeyInUse extends CheckoutError {
+  readonly code = 'IDEMPOTENCY_KEY_IN_USE';
+  readonly status = 409;
+  constructor() {
+    super('a request with this Idempotency-Key is still being processed; retry later');
+  }
+}
+
+/** The Idempotency-Key was used before with a different request body. */
+export class IdempotencyKeyReused extends CheckoutError {
+  readonly code = 'IDEMPOTENCY_KEY_REUSED';
+  readonly status = 422;
+  constructor() {
+    super('this Idempotency-Key was used with a different request body');
+  }
+}

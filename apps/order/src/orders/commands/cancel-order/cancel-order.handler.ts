@@ -1,0 +1,55 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { OutboxWriter } from '@checkout/messaging';
+import { ApiError, OUTBOX_WRITER } from '@checkout/service-kit';
+import { CatalogRepository } from '../../../catalog/database/catalog.repository';
+import { OrderStockGate } from '../../../gate/stock-gate.provider';
+import { OrderRepository } from '../../database/order.repository';
+import { refundIfCharged } from '../../domain/order-status';
+
+/**
+ * CancelOrder (customer request): only before the payment succeeded. The status change, the voucher's
+ * return and `order.cancelled` commit together; payment refunds a charge that may exist (refundIfCharged),
+ * inventory releases the stock. Cancelling a cancelled order again is a no-op answered the same way.
+ */
+@Injectable()
+export class CancelOrderHandler {
+  constructor(
+    private readonly dataSource: DataSource,
+    @Inject(OUTBOX_WRITER) private readonly outbox: OutboxWriter,
+    private readonly orders: OrderRepository,
+    private readonly catalog: CatalogRepository,
+    private readonly gate: OrderStockGate,
+  ) {}
+
+  async execute(tenantId: string, orderId: string): Promise<{ orderId: string; status: 'CANCELLED' }> {
+    const moved = await this.dataSource.transaction(async (tx) => {
+      const m = await this.orders.cancelByCustomer(tx, tenantId, orderId);
+      if (!m) return null;
+      await this.catalog.returnVoucher(tx, tenantId, orderId);
+      await this.outbox.append(tx, {
+        type: 'order.cancelled',
+        tenantId,
+        sagaId: orderId,
+        payload: { orderId, reason: 'customer_request', refundIfCharged: refundIfCharged(m.paymentState) },
+      });
+      return m;
+    });
+    if (moved) {
+      await this.gate.giveBack(tenantId, moved.gateHoldId, 'customer_request');
+      return { orderId, status: 'CANCELLED' };
+    }
+    const order = await this.orders.find(this.dataSource, tenantId, orderId);
+    if (!order) throw new ApiError(404, 'ORDER_NOT_FOUND', `order ${orderId} not found`);
+    if (order.status === 'CANCELLED') return { orderId, status: 'CANCELLED' };
+    throw new ApiError(
+      409,
+      'ORDER_NOT_CANCELLABLE',
+      `order ${orderId} is ${order.status} (payment ${order.paymentState ?? 'none'}): it can no longer be cancelled`,
+      {
+        status: order.status,
+        paymentState: order.paymentState,
+      },
+    );
+  }
+}

@@ -1,0 +1,259 @@
+import { PricedLine } from '@checkout/contracts';
+import { Sql } from '../../checkout/database/idempotency.repository';
+import { ORDER_TRANSITIONS, OrderStatus, PAYMENT_TRANSITIONS, PaymentState } from '../domain/order-status';
+
+/** A new order as checkout snapshots it. */
+export interface NewOrder {
+  id: string;
+  tenantId: string;
+  customerId: string;
+  currency: string;
+  lines: PricedLine[];
+  subtotal: number;
+  discount: number;
+  total: number;
+  voucherCode: string | null;
+  paymentToken: string;
+  gateHoldId: string | null;
+  idempotencyKey: string;
+}
+
+/** An order row with its lines. */
+export interface OrderRecord {
+  id: string;
+  tenantId: string;
+  customerId: string;
+  currency: string;
+  lines: PricedLine[];
+  subtotal: number;
+  discount: number;
+  total: number;
+  voucherCode: string | null;
+  status: OrderStatus;
+  paymentState: PaymentState | null;
+  paymentId: string | null;
+  pspReference: string | null;
+  paidAt: string | null;
+  gateHoldId: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** One status change of an order. */
+export interface HistoryEntry {
+  from: OrderStatus | null;
+  to: OrderStatus;
+  cause: string;
+  eventId: string | null;
+  at: string;
+}
+
+/** What a transition found: the status it moved from, and the row after the move. */
+export interface Moved {
+  from: OrderStatus;
+  paymentState: PaymentState | null;
+  gateHoldId: string | null;
+}
+
+/** Orders, their lines and history; every status change a conditional update. */
+export class OrderRepository {
+  /** Inserts the order (PENDING), its lines and the first history row. */
+  async insert(tx: Sql, o: NewOrder): Promise<void> {
+    await tx.query(
+      `INSERT INTO orders (id, tenant_id, customer_id, currency, subtotal, discount, total, voucher_code, payment_token, status,
+                           gate_hold_id, idempotency_key)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'PENDING', $10, $11)`,
+      [
+        o.id,
+        o.tenantId,
+        o.customerId,
+        o.currency,
+        o.subtotal,
+        o.discount,
+        o.total,
+        o.voucherCode,
+        o.paymentToken,
+        o.gateHoldId,
+        o.idempotencyKey,
+      ],
+    );
+    await tx.query(
+      `INSERT INTO order_lines (order_id, line_no, tenant_id, sku, quantity, unit_price, discount, line_total)
+       SELECT $1, n, $2, sku, quantity, unit_price, discount, line_total
+         FROM unnest($3::text[], $4::int[], $5::bigint[], $6::bigint[], $7::bigint[]) WITH ORDINALITY
+              AS l(sku, quantity, unit_price, discount, line_total, n)`,
+      [
+        o.id,
+        o.tenantId,
+        o.lines.map((l) => l.sku),
+        o.lines.map((l) => l.quantity),
+        o.lines.map((l) => l.unitPrice),
+        o.lines.map((l) => l.discount),
+        o.lines.map((l) => l.lineTotal),
+      ],
+    );
+    await tx.query(
+      `INSERT INTO order_history (order_id, tenant_id, from_status, to_status, cause) VALUES ($1, $2, NULL, 'PENDING', 'checkout')`,
+      [o.id, o.tenantId],
+    );
+  }
+
+  /**
+   * Moves the order to `to` only from the statuses the state machine allows (and, for PAID, only when money
+   * and stock are both there), recording a history row. Null when the order is elsewhere: nothing changed.
+   */
+  async transition(
+    tx: Sql,
+    tenantId: string,
+    orderId: string,
+    to: Exclude<OrderStatus, 'PENDING'>,
+    cause: string,
+    eventId: string | null,
+  ): Promise<Moved | null> {
+    const guard = to === 'PAID' ? `AND o.payment_state = 'succeeded' AND o.stock_committed` : '';
+    const [rows]: [
+      { from_status: OrderStatus; payment_state: PaymentState | null; gate_hold_id: string | null }[],
+      number,
+    ] = await tx.query(
+      `WITH prev AS (SELECT id, status FROM orders WHERE id = $1 AND tenant_id = $2 FOR UPDATE)
+       UPDATE orders o SET status = $3, updated_at = now()
+         FROM prev
+        WHERE o.id = prev.id AND prev.status = ANY($4::text[]) ${guard}
+       RETURNING prev.status AS from_status, o.payment_state, o.gate_hold_id`,
+      [orderId, tenantId, to, ORDER_TRANSITIONS[to]],
+    );
+    if (rows.length === 0) return null;
+    await tx.query(
+      `INSERT INTO order_history (order_id, tenant_id, from_status, to_status, cause, event_id) VALUES ($1, $2, $3, $4, $5, $6)`,
+      [orderId, tenantId, rows[0].from_status, to, cause, eventId],
+    );
+    return {
+      from: rows[0].from_status,
+      paymentState: rows[0].payment_state,
+      gateHoldId: rows[0].gate_hold_id,
+    };
+  }
+
+  /** The customer's cancel: a transition to CANCELLED that also requires the payment not to have succeeded. */
+  async cancelByCustomer(tx: Sql, tenantId: string, orderId: string): Promise<Moved | null> {
+    const [rows]: [
+      { from_status: OrderStatus; payment_state: PaymentState | null; gate_hold_id: string | null }[],
+      number,
+    ] = await tx.query(
+      `WITH prev AS (SELECT id, status FROM orders WHERE id = $1 AND tenant_id = $2 FOR UPDATE)
+       UPDATE orders o SET status = 'CANCELLED', updated_at = now()
+         FROM prev
+        WHERE o.id = prev.id AND prev.status = ANY($3::text[])
+          AND (o.payment_state IS NULL OR o.payment_state NOT IN ('succeeded', 'refunded'))
+       RETURNING prev.status AS from_status, o.payment_state, o.gate_hold_id`,
+      [orderId, tenantId, ORDER_TRANSITIONS.CANCELLED],
+    );
+    if (rows.length === 0) return null;
+    await tx.query(
+      `INSERT INTO order_history (order_id, tenant_id, from_status, to_status, cause) VALUES ($1, $2, $3, 'CANCELLED', 'customer_request')`,
+      [orderId, tenantId, rows[0].from_status],
+    );
+    return {
+      from: rows[0].from_status,
+      paymentState: rows[0].payment_state,
+      gateHoldId: rows[0].gate_hold_id,
+    };
+  }
+
+  /** Moves the mirrored payment state forward (never back); true when it moved. */
+  async movePayment(
+    tx: Sql,
+    tenantId: string,
+    orderId: string,
+    to: PaymentState,
+    details: { paymentId?: string; pspReference?: string | null; paidAt?: string } = {},
+  ): Promise<boolean> {
+    const allowed = PAYMENT_TRANSITIONS[to].filter((s): s is PaymentState => s !== null);
+    const [, count]: [unknown, number] = await tx.query(
+      `UPDATE orders SET payment_state = $3, payment_id = COALESCE($4, payment_id), psp_reference = COALESCE($5, psp_reference),
+                         paid_at = COALESCE($6, paid_at), updated_at = now()
+        WHERE id = $1 AND tenant_id = $2 AND (payment_state IS NULL OR payment_state = ANY($7::text[]))`,
+      [
+        orderId,
+        tenantId,
+        to,
+        details.paymentId ?? null,
+        details.pspReference ?? null,
+        details.paidAt ?? null,
+        allowed,
+      ],
+    );
+    return count === 1;
+  }
+
+  /** Records that inventory moved the order's units to sold. */
+  async markStockCommitted(tx: Sql, tenantId: string, orderId: string): Promise<boolean> {
+    const [, count]: [unknown, number] = await tx.query(
+      `UPDATE orders SET stock_committed = true, updated_at = now() WHERE id = $1 AND tenant_id = $2 AND NOT stock_committed`,
+      [orderId, tenantId],
+    );
+    return count === 1;
+  }
+
+  /** The order with its lines, tenant-scoped; undefined for an unknown or foreign order. */
+  async find(db: Sql, tenantId: string, orderId: string): Promise<OrderRecord | undefined> {
+    const [o] = await db.query(`SELECT * FROM orders WHERE id = $1 AND tenant_id = $2`, [orderId, tenantId]);
+    if (!o) return undefined;
+    const lines: {
+      sku: string;
+      quantity: number;
+      unit_price: string;
+      discount: string;
+      line_total: string;
+    }[] = await db.query(
+      `SELECT sku, quantity, unit_price, discount, line_total FROM order_lines WHERE order_id = $1 ORDER BY line_no`,
+      [orderId],
+    );
+    return {
+      id: o.id,
+      tenantId: o.tenant_id,
+      customerId: o.customer_id,
+      currency: o.currency,
+      lines: lines.map((l) => ({
+        sku: l.sku,
+        quantity: l.quantity,
+        unitPrice: Number(l.unit_price),
+        discount: Number(l.discount),
+        lineTotal: Number(l.line_total),
+      })),
+      subtotal: Number(o.subtotal),
+      discount: Number(o.discount),
+      total: Number(o.total),
+      voucherCode: o.voucher_code,
+      status: o.status,
+      paymentState: o.payment_state,
+      paymentId: o.payment_id,
+      pspReference: o.psp_reference,
+      paidAt: o.paid_at ? (o.paid_at as Date).toISOString() : null,
+      gateHoldId: o.gate_hold_id,
+      createdAt: (o.created_at as Date).toISOString(),
+      updatedAt: (o.updated_at as Date).toISOString(),
+    };
+  }
+
+  /** The order's status changes, oldest first. */
+  async history(db: Sql, orderId: string): Promise<HistoryEntry[]> {
+    const rows: {
+      from_status: OrderStatus | null;
+      to_status: OrderStatus;
+      cause: string;
+      event_id: string | null;
+      at: Date;
+    }[] = await db.query(
+      `SELECT from_status, to_status, cause, event_id, at FROM order_history WHERE order_id = $1 ORDER BY id`,
+      [orderId],
+    );
+    return rows.map((r) => ({
+      from: r.from_status,
+      to: r.to_status,
+      cause: r.cause,
+      eventId: r.event_id,
+      at: r.at.toISOString(),
+    }));
+  }
+}
