@@ -5,6 +5,8 @@ import { loadInventoryConfig } from './config/inventory.config';
 
 const config = loadInventoryConfig();
 bootstrapService(AppModule.register(config), config).catch((error: unknown) => {
-  console.error(JSON.stringify({ level: 'fatal', service: 'inventory', msg: 'boot failed', err: String(error) }));
+  console.error(
+    JSON.stringify({ level: 'fatal', service: 'inventory', msg: 'boot failed', err: String(error) }),
+  );
   process.exit(1);
 });

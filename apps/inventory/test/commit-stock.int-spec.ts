@@ -9,7 +9,18 @@ import {
   ReserveStock,
   ReturnSoldStock,
 } from '../src/reservation/commands';
-import { TEST_TENANT, eventsOf, expire, givenStock, inTx, order, outbox, reservationsOf, stockOf, uniqueSku } from './support';
+import {
+  TEST_TENANT,
+  eventsOf,
+  expire,
+  givenStock,
+  inTx,
+  order,
+  outbox,
+  reservationsOf,
+  stockOf,
+  uniqueSku,
+} from './support';
 
 describe('CommitStock on payment.succeeded, and the after-expiry policy', () => {
   let ds: DataSource;
@@ -101,10 +112,10 @@ describe('CommitStock on payment.succeeded, and the after-expiry policy', () => 
       type: 'inventory.backordered',
       payload: { orderId: late.orderId, lines: [{ sku, quantity: 1 }] },
     });
-    const backorders = await ds.query(`SELECT sku, qty, status FROM backorder WHERE tenant_id = $1 AND order_id = $2`, [
-      tenantId,
-      late.orderId,
-    ]);
+    const backorders = await ds.query(
+      `SELECT sku, qty, status FROM backorder WHERE tenant_id = $1 AND order_id = $2`,
+      [tenantId, late.orderId],
+    );
     assert.deepEqual(backorders, [{ sku, qty: 1, status: 'open' }]);
     assert.deepEqual(await pay(late.orderId), { kind: 'duplicate' });
   });
@@ -124,7 +135,11 @@ describe('CommitStock on payment.succeeded, and the after-expiry policy', () => 
       type: 'inventory.unavailable-after-payment',
       payload: { orderId: late.orderId, lines: [{ sku, quantity: 1 }], shortSkus: [sku] },
     });
-    assert.deepEqual(await pay(late.orderId), { kind: 'duplicate' }, 'stock coming back later does not flip the refund');
+    assert.deepEqual(
+      await pay(late.orderId),
+      { kind: 'duplicate' },
+      'stock coming back later does not flip the refund',
+    );
   });
 
   it('mixed order: one line still held, one expired and gone: nothing sold, the held line is released on cancel', async () => {
@@ -138,10 +153,10 @@ describe('CommitStock on payment.succeeded, and the after-expiry policy', () => 
     ]);
     await reserved(o);
     // only the `gone` line expired and was released
-    await ds.query(`UPDATE reservation SET expires_at = now() - interval '1 second' WHERE order_id = $1 AND sku = $2`, [
-      o.orderId,
-      gone,
-    ]);
+    await ds.query(
+      `UPDATE reservation SET expires_at = now() - interval '1 second' WHERE order_id = $1 AND sku = $2`,
+      [o.orderId, gone],
+    );
     await inTx(ds, (tx) => expireJob.execute(tx, { tenantId, skus: [gone] }));
     await reserved(order([[gone, 1]]));
 

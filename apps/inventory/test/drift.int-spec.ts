@@ -38,10 +38,10 @@ describe('RepairDrift: counters checked against the reservation and restock ledg
 
   it('a stuck reserved counter (units leaked from available) is reported and repaired from the rows', async () => {
     const sku = await busySku('stuck');
-    await ds.query(`UPDATE stock SET reserved = reserved + 4, available = available - 4 WHERE tenant_id = $1 AND sku = $2`, [
-      tenantId,
-      sku,
-    ]);
+    await ds.query(
+      `UPDATE stock SET reserved = reserved + 4, available = available - 4 WHERE tenant_id = $1 AND sku = $2`,
+      [tenantId, sku],
+    );
 
     const drifts = await repair.execute(ds, { tenantId, skus: [sku] });
 

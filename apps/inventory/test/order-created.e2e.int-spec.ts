@@ -24,7 +24,9 @@ describe('order.created through the order outbox, Debezium and Kafka to the inve
 
   /** Publishes an order.created the way the order service does: in a transaction on its own outbox. */
   const publish = (payload: OrderCreatedV1, tenantId = 'acme') =>
-    orderDb.transaction((tx) => orderOutbox.append(tx, { type: 'order.created', tenantId, sagaId: payload.orderId, payload }));
+    orderDb.transaction((tx) =>
+      orderOutbox.append(tx, { type: 'order.created', tenantId, sagaId: payload.orderId, payload }),
+    );
 
   /** Publishes a raw envelope the writer would refuse (a buggy producer), straight into the order outbox. */
   const publishRaw = async (orderId: string, payload: unknown, tenantId = 'acme') => {
@@ -82,9 +84,17 @@ describe('order.created through the order outbox, Debezium and Kafka to the inve
     assert.equal(payloadOf(reserved).amount, first.total);
     assert.equal(reserved.headers.tenantId, 'acme');
     assert.equal(rejected.topic, 'inventory.rejected');
-    assert.deepEqual([payloadOf(rejected).shortSkus, payloadOf(rejected).reason], [[sku], 'insufficient_stock']);
+    assert.deepEqual(
+      [payloadOf(rejected).shortSkus, payloadOf(rejected).reason],
+      [[sku], 'insufficient_stock'],
+    );
     assert.equal(payloadOf(rejectedUnknown).reason, 'unknown_sku');
-    assert.deepEqual(await stockOf(inventoryDb, sku, 'acme'), { available: 0, reserved: 1, sold: 0, restocked: 1 });
+    assert.deepEqual(await stockOf(inventoryDb, sku, 'acme'), {
+      available: 0,
+      reserved: 1,
+      sold: 0,
+      restocked: 1,
+    });
   });
 
   it('invalid events (negative quantity, missing fields, unknown tenant) land on the DLQ and change nothing', async () => {
@@ -102,7 +112,9 @@ describe('order.created through the order outbox, Debezium and Kafka to the inve
     await publish(foreign, 'nobody-tenant');
 
     const parked = await dlq.waitFor(
-      (m) => m.headers['dlq-consumer'] === 'inventory' && [negative.orderId, missing.orderId, foreign.orderId].includes(m.key!),
+      (m) =>
+        m.headers['dlq-consumer'] === 'inventory' &&
+        [negative.orderId, missing.orderId, foreign.orderId].includes(m.key!),
       { count: 3 },
     );
     const codes = Object.fromEntries(parked.map((m) => [m.key, m.headers['dlq-code']]));
@@ -114,13 +126,23 @@ describe('order.created through the order outbox, Debezium and Kafka to the inve
     assert.match(parked.find((m) => m.key === negative.orderId)!.headers['dlq-reason'], /quantity/);
     assert.match(parked.find((m) => m.key === missing.orderId)!.headers['dlq-reason'], /customerId/);
 
-    assert.deepEqual(await stockOf(inventoryDb, sku, 'acme'), { available: 5, reserved: 0, sold: 0, restocked: 5 });
+    assert.deepEqual(await stockOf(inventoryDb, sku, 'acme'), {
+      available: 5,
+      reserved: 0,
+      sold: 0,
+      restocked: 5,
+    });
     for (const orderId of [negative.orderId, missing.orderId!, foreign.orderId]) {
       assert.deepEqual(await reservationsOf(inventoryDb, orderId), []);
-      const [{ n }] = await inventoryDb.query(`SELECT count(*)::int AS n FROM outbox WHERE saga_id = $1`, [orderId]);
+      const [{ n }] = await inventoryDb.query(`SELECT count(*)::int AS n FROM outbox WHERE saga_id = $1`, [
+        orderId,
+      ]);
       assert.equal(n, 0, 'no event published for a parked message');
     }
-    assert.deepEqual(results.matching((m) => m.key === foreign.orderId), []);
+    assert.deepEqual(
+      results.matching((m) => m.key === foreign.orderId),
+      [],
+    );
   });
 
   it('payment.failed for the reserved order releases it (the consumer path of the compensation)', async () => {
@@ -136,7 +158,12 @@ describe('order.created through the order outbox, Debezium and Kafka to the inve
           type: 'payment.failed',
           tenantId: 'acme',
           sagaId: o.orderId,
-          payload: { orderId: o.orderId, paymentId: randomUUID(), reason: 'card_declined', source: 'response' },
+          payload: {
+            orderId: o.orderId,
+            paymentId: randomUUID(),
+            reason: 'card_declined',
+            source: 'response',
+          },
         }),
       );
     } finally {

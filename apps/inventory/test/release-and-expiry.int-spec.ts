@@ -3,7 +3,18 @@ import assert from 'node:assert/strict';
 import { DataSource } from 'typeorm';
 import { serviceDataSource } from '@checkout/testing';
 import { CommitStock, ExpireReservations, ReleaseStock, ReserveStock } from '../src/reservation/commands';
-import { TEST_TENANT, eventsOf, expire, givenStock, inTx, order, outbox, reservationsOf, stockOf, uniqueSku } from './support';
+import {
+  TEST_TENANT,
+  eventsOf,
+  expire,
+  givenStock,
+  inTx,
+  order,
+  outbox,
+  reservationsOf,
+  stockOf,
+  uniqueSku,
+} from './support';
 
 describe('ReleaseStock and ExpireReservations', () => {
   let ds: DataSource;
@@ -30,8 +41,12 @@ describe('ReleaseStock and ExpireReservations', () => {
     const o = order([[sku, 2]]);
     await reserved(o);
 
-    const first = await inTx(ds, (tx) => release.execute(tx, { tenantId, orderId: o.orderId, reason: 'payment_failed' }));
-    const second = await inTx(ds, (tx) => release.execute(tx, { tenantId, orderId: o.orderId, reason: 'order_cancelled' }));
+    const first = await inTx(ds, (tx) =>
+      release.execute(tx, { tenantId, orderId: o.orderId, reason: 'payment_failed' }),
+    );
+    const second = await inTx(ds, (tx) =>
+      release.execute(tx, { tenantId, orderId: o.orderId, reason: 'order_cancelled' }),
+    );
 
     assert.deepEqual(first, [{ sku, quantity: 2 }]);
     assert.deepEqual(second, []);
@@ -67,9 +82,10 @@ describe('ReleaseStock and ExpireReservations', () => {
     for (const o of orders) await reserved(o);
     const keeper = order([[sku, 3]]);
     await reserved(keeper);
-    await ds.query(`UPDATE reservation SET expires_at = now() - interval '1 second' WHERE order_id = ANY($1::uuid[])`, [
-      orders.map((o) => o.orderId),
-    ]);
+    await ds.query(
+      `UPDATE reservation SET expires_at = now() - interval '1 second' WHERE order_id = ANY($1::uuid[])`,
+      [orders.map((o) => o.orderId)],
+    );
 
     const runs = await Promise.all([
       inTx(ds, (tx) => expireJob.execute(tx, { tenantId, skus: [sku] })),

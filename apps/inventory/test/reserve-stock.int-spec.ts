@@ -4,12 +4,24 @@ import { DataSource } from 'typeorm';
 import { serviceDataSource } from '@checkout/testing';
 import { ReserveStock } from '../src/reservation/commands';
 import { pgCode } from '../src/reservation/database/sql';
-import { TEST_TENANT, eventsOf, expire, givenStock, inTx, order, outbox, reservationsOf, stockOf, uniqueSku } from './support';
+import {
+  TEST_TENANT,
+  eventsOf,
+  expire,
+  givenStock,
+  inTx,
+  order,
+  outbox,
+  reservationsOf,
+  stockOf,
+  uniqueSku,
+} from './support';
 
 describe('ReserveStock against the inventory database', () => {
   let ds: DataSource;
   const reserve = new ReserveStock(outbox, { ttlSeconds: 600 });
-  const run = (o: ReturnType<typeof order>) => inTx(ds, (tx) => reserve.execute(tx, { tenantId: TEST_TENANT, order: o }));
+  const run = (o: ReturnType<typeof order>) =>
+    inTx(ds, (tx) => reserve.execute(tx, { tenantId: TEST_TENANT, order: o }));
 
   before(async () => {
     ds = await serviceDataSource('inventory_svc', 50);
@@ -47,11 +59,17 @@ describe('ReserveStock against the inventory database', () => {
     const sku = uniqueSku('check');
     await givenStock(ds, sku, 3);
     await assert.rejects(
-      ds.query(`UPDATE stock SET available = available - 4 WHERE tenant_id = $1 AND sku = $2`, [TEST_TENANT, sku]),
+      ds.query(`UPDATE stock SET available = available - 4 WHERE tenant_id = $1 AND sku = $2`, [
+        TEST_TENANT,
+        sku,
+      ]),
       (e: unknown) => pgCode(e) === '23514',
     );
     await assert.rejects(
-      ds.query(`UPDATE stock SET reserved = reserved - 1 WHERE tenant_id = $1 AND sku = $2`, [TEST_TENANT, sku]),
+      ds.query(`UPDATE stock SET reserved = reserved - 1 WHERE tenant_id = $1 AND sku = $2`, [
+        TEST_TENANT,
+        sku,
+      ]),
       (e: unknown) => pgCode(e) === '23514',
     );
     assert.deepEqual(await stockOf(ds, sku), { available: 3, reserved: 0, sold: 0, restocked: 3 });

@@ -31,7 +31,10 @@ describe('inventory HTTP API (running service)', () => {
   it('PUT sets the available units; GET shows { sku, available, reserved, sold }', async () => {
     const sku = uniqueSku('api');
     const put = await call('PUT', `/v1/admin/stock/${sku}`, ACME, { available: 500, allowBackorder: false });
-    assert.deepEqual(put, { status: 200, body: { sku, available: 500, reserved: 0, sold: 0, allowBackorder: false } });
+    assert.deepEqual(put, {
+      status: 200,
+      body: { sku, available: 500, reserved: 0, sold: 0, allowBackorder: false },
+    });
 
     const get = await call('GET', `/v1/stock/${sku}`, ACME);
     assert.deepEqual(get, { status: 200, body: { sku, available: 500, reserved: 0, sold: 0 } });
@@ -41,7 +44,10 @@ describe('inventory HTTP API (running service)', () => {
     const sku = uniqueSku('restock');
     await call('PUT', `/v1/admin/stock/${sku}`, ACME, { available: 10 });
     await inTx(ds, (tx) =>
-      new ReserveStock(outbox, { ttlSeconds: 600 }).execute(tx, { tenantId: 'acme', order: order([[sku, 4]]) }),
+      new ReserveStock(outbox, { ttlSeconds: 600 }).execute(tx, {
+        tenantId: 'acme',
+        order: order([[sku, 4]]),
+      }),
     );
     const put = await call('PUT', `/v1/admin/stock/${sku}`, ACME, { available: 20, allowBackorder: true });
     assert.deepEqual(put.body, { sku, available: 20, reserved: 4, sold: 0, allowBackorder: true });
@@ -54,7 +60,10 @@ describe('inventory HTTP API (running service)', () => {
       { delta: 10, availableAfter: 10 },
       { delta: 14, availableAfter: 20 },
     ]);
-    const [row] = await ds.query(`SELECT restocked::int AS restocked, available, reserved, sold FROM stock WHERE tenant_id = 'acme' AND sku = $1`, [sku]);
+    const [row] = await ds.query(
+      `SELECT restocked::int AS restocked, available, reserved, sold FROM stock WHERE tenant_id = 'acme' AND sku = $1`,
+      [sku],
+    );
     assert.equal(row.restocked, 24);
     assert.equal(row.restocked, row.available + row.reserved + row.sold);
     const kept = await call('PUT', `/v1/admin/stock/${sku}`, ACME, { available: 20 });
@@ -90,18 +99,35 @@ describe('inventory HTTP API (running service)', () => {
     assert.equal((await call('PUT', `/v1/admin/stock/${sku}`, ACME, '{"available":')).status, 400);
     assert.equal((await call('PUT', `/v1/admin/stock/bad%20sku`, ACME, { available: 1 })).status, 400);
     assert.equal((await call('GET', `/v1/stock/${sku}`, {})).status, 401);
-    assert.deepEqual((await call('GET', `/v1/stock/${sku}`, ACME)).body, { sku, available: 7, reserved: 0, sold: 0 });
+    assert.deepEqual((await call('GET', `/v1/stock/${sku}`, ACME)).body, {
+      sku,
+      available: 7,
+      reserved: 0,
+      sold: 0,
+    });
   });
 
   it('lazy expiry: a hold past its TTL reads as available even before the job releases it', async () => {
     const sku = uniqueSku('lazyread');
     await call('PUT', `/v1/admin/stock/${sku}`, ACME, { available: 3 });
     const o = order([[sku, 2]]);
-    await inTx(ds, (tx) => new ReserveStock(outbox, { ttlSeconds: 600 }).execute(tx, { tenantId: 'acme', order: o }));
-    assert.deepEqual((await call('GET', `/v1/stock/${sku}`, ACME)).body, { sku, available: 1, reserved: 2, sold: 0 });
+    await inTx(ds, (tx) =>
+      new ReserveStock(outbox, { ttlSeconds: 600 }).execute(tx, { tenantId: 'acme', order: o }),
+    );
+    assert.deepEqual((await call('GET', `/v1/stock/${sku}`, ACME)).body, {
+      sku,
+      available: 1,
+      reserved: 2,
+      sold: 0,
+    });
 
     await expire(ds, o.orderId);
 
-    assert.deepEqual((await call('GET', `/v1/stock/${sku}`, ACME)).body, { sku, available: 3, reserved: 0, sold: 0 });
+    assert.deepEqual((await call('GET', `/v1/stock/${sku}`, ACME)).body, {
+      sku,
+      available: 3,
+      reserved: 0,
+      sold: 0,
+    });
   });
 });

@@ -20,13 +20,20 @@ export const uniqueSku = (name: string): string => `IT-${name}-${randomBytes(4).
 /** An order.created payload with these (sku, quantity) lines. */
 export function order(lines: [string, number][], overrides: Partial<OrderCreatedV1> = {}): OrderCreatedV1 {
   return orderCreatedPayload({
-    lines: lines.map(([sku, quantity]) => ({ sku, quantity, unitPrice: 1000, discount: 0, lineTotal: 1000 * quantity })),
+    lines: lines.map(([sku, quantity]) => ({
+      sku,
+      quantity,
+      unitPrice: 1000,
+      discount: 0,
+      lineTotal: 1000 * quantity,
+    })),
     ...overrides,
   });
 }
 
 /** Runs fn in its own transaction. */
-export const inTx = <T>(ds: DataSource, fn: (tx: EntityManager) => Promise<T>): Promise<T> => ds.transaction(fn);
+export const inTx = <T>(ds: DataSource, fn: (tx: EntityManager) => Promise<T>): Promise<T> =>
+  ds.transaction(fn);
 
 /** Creates a SKU with this many available units. */
 export async function givenStock(
@@ -53,7 +60,13 @@ export async function reservationsOf(ds: DataSource, orderId: string) {
     `SELECT sku, qty, status, payment_outcome AS "paymentOutcome", release_reason AS "releaseReason"
        FROM reservation WHERE order_id = $1 ORDER BY sku`,
     [orderId],
-  )) as { sku: string; qty: number; status: string; paymentOutcome: string | null; releaseReason: string | null }[];
+  )) as {
+    sku: string;
+    qty: number;
+    status: string;
+    paymentOutcome: string | null;
+    releaseReason: string | null;
+  }[];
 }
 
 /** Events the inventory outbox holds for an order, oldest first. */
@@ -67,5 +80,7 @@ export async function eventsOf(ds: DataSource, orderId: string) {
 
 /** Moves an order's reservations past their TTL, as if the customer had been on the 3DS page too long. */
 export async function expire(ds: DataSource, orderId: string): Promise<void> {
-  await ds.query(`UPDATE reservation SET expires_at = now() - interval '1 second' WHERE order_id = $1`, [orderId]);
+  await ds.query(`UPDATE reservation SET expires_at = now() - interval '1 second' WHERE order_id = $1`, [
+    orderId,
+  ]);
 }

@@ -44,7 +44,9 @@ export class CreateStockTables1764700000000 implements MigrationInterface {
         PRIMARY KEY (order_id, sku),
         FOREIGN KEY (tenant_id, sku) REFERENCES stock (tenant_id, sku)
       )`);
-    await q.query(`CREATE INDEX reservation_held_expiry_idx ON reservation (tenant_id, expires_at) WHERE status = 'held'`);
+    await q.query(
+      `CREATE INDEX reservation_held_expiry_idx ON reservation (tenant_id, expires_at) WHERE status = 'held'`,
+    );
     await q.query(`CREATE INDEX reservation_sku_status_idx ON reservation (tenant_id, sku, status)`);
     await q.query(`
       CREATE TABLE stock_restock (

@@ -2,7 +2,13 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
 import { OutboxWriter } from '@checkout/messaging';
-import { ConsumerHost, EVENT_HANDLERS, METRICS_REGISTRY, OUTBOX_WRITER, TenantRegistry } from '@checkout/service-kit';
+import {
+  ConsumerHost,
+  EVENT_HANDLERS,
+  METRICS_REGISTRY,
+  OUTBOX_WRITER,
+  TenantRegistry,
+} from '@checkout/service-kit';
 import { InventoryConfig } from '../config/inventory.config';
 import {
   CommitStock,
@@ -30,16 +36,25 @@ export class ReservationModule {
         { provide: INVENTORY_CONFIG, useValue: config },
         {
           provide: ReserveStock,
-          useFactory: (outbox: OutboxWriter) => new ReserveStock(outbox, { ttlSeconds: config.RESERVATION_TTL_SECONDS }),
+          useFactory: (outbox: OutboxWriter) =>
+            new ReserveStock(outbox, { ttlSeconds: config.RESERVATION_TTL_SECONDS }),
           inject: [OUTBOX_WRITER],
         },
-        { provide: ReleaseStock, useFactory: (outbox: OutboxWriter) => new ReleaseStock(outbox), inject: [OUTBOX_WRITER] },
+        {
+          provide: ReleaseStock,
+          useFactory: (outbox: OutboxWriter) => new ReleaseStock(outbox),
+          inject: [OUTBOX_WRITER],
+        },
         {
           provide: ExpireReservations,
           useFactory: (outbox: OutboxWriter) => new ExpireReservations(outbox),
           inject: [OUTBOX_WRITER],
         },
-        { provide: CommitStock, useFactory: (outbox: OutboxWriter) => new CommitStock(outbox), inject: [OUTBOX_WRITER] },
+        {
+          provide: CommitStock,
+          useFactory: (outbox: OutboxWriter) => new CommitStock(outbox),
+          inject: [OUTBOX_WRITER],
+        },
         { provide: ReturnSoldStock, useValue: new ReturnSoldStock() },
         { provide: SetStock, useValue: new SetStock() },
         { provide: RepairDrift, useValue: new RepairDrift() },

@@ -9,5 +9,10 @@ export const onOrderCancelled =
   async (event, tx) => {
     requireKnownSaga(tenants, event, event.payload.orderId);
     const { tenantId } = event;
-    await release.execute(tx, { tenantId, orderId: event.payload.orderId, reason: 'order_cancelled', cause: event });
+    await release.execute(tx, {
+      tenantId,
+      orderId: event.payload.orderId,
+      reason: 'order_cancelled',
+      cause: event,
+    });
   };

@@ -8,5 +8,7 @@ export const onOrderCreated =
   (tenants: TenantRegistry, reserve: ReserveStock): EventHandler<'order.created'> =>
   async (event, tx) => {
     requireKnownSaga(tenants, event, event.payload.orderId);
-    await parkingRuleErrors(() => reserve.execute(tx, { tenantId: event.tenantId, order: event.payload, cause: event }));
+    await parkingRuleErrors(() =>
+      reserve.execute(tx, { tenantId: event.tenantId, order: event.payload, cause: event }),
+    );
   };

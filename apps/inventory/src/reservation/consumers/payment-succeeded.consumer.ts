@@ -8,9 +8,16 @@ export const onPaymentSucceeded =
   (tenants: TenantRegistry, commit: CommitStock): EventHandler<'payment.succeeded'> =>
   async (event, tx) => {
     requireKnownSaga(tenants, event, event.payload.orderId);
-    const result = await commit.execute(tx, { tenantId: event.tenantId, orderId: event.payload.orderId, cause: event });
+    const result = await commit.execute(tx, {
+      tenantId: event.tenantId,
+      orderId: event.payload.orderId,
+      cause: event,
+    });
     if (result.kind === 'no_reservation') {
       // Payment only charges after inventory.reserved: money for an order we never held is for SREs to see.
-      throw new NonRetryableError('INVENTORY.NO_RESERVATION', `no reservation for paid order ${event.payload.orderId}`);
+      throw new NonRetryableError(
+        'INVENTORY.NO_RESERVATION',
+        `no reservation for paid order ${event.payload.orderId}`,
+      );
     }
   };

@@ -9,7 +9,10 @@ export function requireKnownSaga(tenants: TenantRegistry, event: SagaEvent, orde
     throw new NonRetryableError('INVENTORY.UNKNOWN_TENANT', `unknown tenant ${event.tenantId}`);
   }
   if (event.sagaId !== orderId) {
-    throw new NonRetryableError('INVENTORY.SAGA_MISMATCH', `sagaId ${event.sagaId} is not orderId ${orderId}`);
+    throw new NonRetryableError(
+      'INVENTORY.SAGA_MISMATCH',
+      `sagaId ${event.sagaId} is not orderId ${orderId}`,
+    );
   }
 }
 

@@ -32,9 +32,12 @@ describe('decidePayment (paid after the reservation expired)', () => {
   });
 
   it('is unavailable (refund) when a short SKU does not allow backorder, naming only those', () => {
-    assert.deepEqual(decidePayment([line('A', 'short', true), line('B', 'short', false), line('C', 'committed')]), {
-      kind: 'unavailable',
-      shortSkus: ['B'],
-    });
+    assert.deepEqual(
+      decidePayment([line('A', 'short', true), line('B', 'short', false), line('C', 'committed')]),
+      {
+        kind: 'unavailable',
+        shortSkus: ['B'],
+      },
+    );
   });
 });

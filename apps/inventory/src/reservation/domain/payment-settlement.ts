@@ -29,7 +29,8 @@ export type PaymentDecision =
  */
 export function decidePayment(lines: readonly SettledLine[]): PaymentDecision {
   const short = lines.filter((l) => l.result === 'short');
-  if (short.length === 0) return { kind: 'committed', reReserved: lines.some((l) => l.result === 're_reserved') };
+  if (short.length === 0)
+    return { kind: 'committed', reReserved: lines.some((l) => l.result === 're_reserved') };
   const refused = short.filter((l) => !l.allowBackorder);
   if (refused.length > 0) return { kind: 'unavailable', shortSkus: refused.map((l) => l.sku) };
   return { kind: 'backordered', backordered: short.map(({ sku, quantity }) => ({ sku, quantity })) };

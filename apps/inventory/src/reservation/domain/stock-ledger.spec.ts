@@ -18,21 +18,24 @@ describe('stock ledger rules', () => {
   });
 
   it('finds no drift on a healthy SKU', () => {
-    assert.deepEqual(driftOf({ available: 3, reserved: 5, sold: 2, restocked: 10 }, { restocked: 10, held: 5, sold: 2 }), []);
+    assert.deepEqual(
+      driftOf({ available: 3, reserved: 5, sold: 2, restocked: 10 }, { restocked: 10, held: 5, sold: 2 }),
+      [],
+    );
   });
 
   it('a stuck reserved counter (units leaked out of available) drifts in reserved and available', () => {
-    assert.deepEqual(driftOf({ available: 1, reserved: 7, sold: 2, restocked: 10 }, { restocked: 10, held: 5, sold: 2 }), [
-      'reserved',
-      'available',
-    ]);
+    assert.deepEqual(
+      driftOf({ available: 1, reserved: 7, sold: 2, restocked: 10 }, { restocked: 10, held: 5, sold: 2 }),
+      ['reserved', 'available'],
+    );
   });
 
   it('a corrupted reserved counter alone also breaks conservation', () => {
-    assert.deepEqual(driftOf({ available: 3, reserved: 9, sold: 2, restocked: 10 }, { restocked: 10, held: 5, sold: 2 }), [
-      'reserved',
-      'conservation',
-    ]);
+    assert.deepEqual(
+      driftOf({ available: 3, reserved: 9, sold: 2, restocked: 10 }, { restocked: 10, held: 5, sold: 2 }),
+      ['reserved', 'conservation'],
+    );
   });
 
   it('ledgers that would need negative available stock cannot be applied', () => {
@@ -41,7 +44,15 @@ describe('stock ledger rules', () => {
   });
 
   it('lazy expiry: overdue held units are shown as available, never more than reserved', () => {
-    assert.deepEqual(visibleStock({ available: 0, reserved: 5, sold: 1 }, 3), { available: 3, reserved: 2, sold: 1 });
-    assert.deepEqual(visibleStock({ available: 0, reserved: 2, sold: 1 }, 3), { available: 2, reserved: 0, sold: 1 });
+    assert.deepEqual(visibleStock({ available: 0, reserved: 5, sold: 1 }, 3), {
+      available: 3,
+      reserved: 2,
+      sold: 1,
+    });
+    assert.deepEqual(visibleStock({ available: 0, reserved: 2, sold: 1 }, 3), {
+      available: 2,
+      reserved: 0,
+      sold: 1,
+    });
   });
 });

@@ -19,7 +19,9 @@ export const compareSku = (a: string, b: string): number => (a < b ? -1 : a > b 
 export function normalizeLines(lines: readonly Line[]): Line[] {
   const bySku = new Map<string, number>();
   for (const { sku, quantity } of lines) bySku.set(sku, (bySku.get(sku) ?? 0) + quantity);
-  const merged = [...bySku].map(([sku, quantity]) => ({ sku, quantity })).sort((a, b) => compareSku(a.sku, b.sku));
+  const merged = [...bySku]
+    .map(([sku, quantity]) => ({ sku, quantity }))
+    .sort((a, b) => compareSku(a.sku, b.sku));
   const tooLarge = merged.find((l) => l.quantity > MAX_LINE_QUANTITY);
   if (tooLarge) {
     throw new InventoryError(

@@ -35,7 +35,8 @@ export class ReservationJobs implements OnApplicationBootstrap, BeforeApplicatio
 
   onApplicationBootstrap(): void {
     this.every('expiry', this.config.EXPIRY_INTERVAL_MS, () => this.expireAll());
-    if (this.config.DRIFT_INTERVAL_MS > 0) this.every('drift', this.config.DRIFT_INTERVAL_MS, () => this.repairAll());
+    if (this.config.DRIFT_INTERVAL_MS > 0)
+      this.every('drift', this.config.DRIFT_INTERVAL_MS, () => this.repairAll());
   }
 
   async beforeApplicationShutdown(): Promise<void> {
@@ -70,7 +71,14 @@ export class ReservationJobs implements OnApplicationBootstrap, BeforeApplicatio
       this.metrics.recordDrift(tenantId, drifts);
       for (const d of drifts) {
         this.logger.warn(
-          { tenantId, sku: d.sku, kinds: d.kinds, actual: d.actual, expected: d.expected, repaired: d.repaired },
+          {
+            tenantId,
+            sku: d.sku,
+            kinds: d.kinds,
+            actual: d.actual,
+            expected: d.expected,
+            repaired: d.repaired,
+          },
           d.repaired ? 'stock drift repaired from the ledgers' : 'stock drift detected, not repairable',
         );
       }

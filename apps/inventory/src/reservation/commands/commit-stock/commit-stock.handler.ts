@@ -31,7 +31,10 @@ interface ReservationLine {
 export class CommitStock {
   constructor(private readonly outbox: OutboxWriter) {}
 
-  async execute(tx: EntityManager, { tenantId, orderId, cause }: CommitStockInput): Promise<CommitStockResult> {
+  async execute(
+    tx: EntityManager,
+    { tenantId, orderId, cause }: CommitStockInput,
+  ): Promise<CommitStockResult> {
     // The order's own rows, locked in SKU order: a concurrent release or expiry of this order waits or skips.
     const { rows } = await sql<ReservationLine>(
       tx,
@@ -82,7 +85,12 @@ export class CommitStock {
         tx,
         `INSERT INTO backorder (tenant_id, order_id, sku, qty)
          SELECT $1, $2, b.sku, b.qty FROM unnest($3::text[], $4::int[]) AS b(sku, qty)`,
-        [tenantId, orderId, decision.backordered.map((b) => b.sku), decision.backordered.map((b) => b.quantity)],
+        [
+          tenantId,
+          orderId,
+          decision.backordered.map((b) => b.sku),
+          decision.backordered.map((b) => b.quantity),
+        ],
       );
       await this.outbox.append(tx, {
         type: 'inventory.backordered',

@@ -18,7 +18,10 @@ export interface ExpireReservationsInput {
 export class ExpireReservations {
   constructor(private readonly outbox: OutboxWriter) {}
 
-  async execute(tx: EntityManager, { tenantId, skus, limit = 500 }: ExpireReservationsInput): Promise<ReleasedRow[]> {
+  async execute(
+    tx: EntityManager,
+    { tenantId, skus, limit = 500 }: ExpireReservationsInput,
+  ): Promise<ReleasedRow[]> {
     const rows = await releaseHeld(tx, {
       tenantId,
       skus,

@@ -54,7 +54,12 @@ export class RepairDrift {
       );
       const drifts: Drift[] = [];
       for (const row of rows) {
-        const actual = { available: row.available, reserved: row.reserved, sold: row.sold, restocked: row.restocked };
+        const actual = {
+          available: row.available,
+          reserved: row.reserved,
+          sold: row.sold,
+          restocked: row.restocked,
+        };
         const ledger: LedgerTotals = { restocked: row.ledgerRestocked, held: row.held, sold: row.ledgerSold };
         const kinds = driftOf(actual, ledger);
         if (kinds.length === 0) continue;

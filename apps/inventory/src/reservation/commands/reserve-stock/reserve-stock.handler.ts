@@ -38,12 +38,16 @@ export class ReserveStock {
     private readonly options: ReserveStockOptions,
   ) {}
 
-  async execute(tx: EntityManager, { tenantId, order, cause }: ReserveStockInput): Promise<ReserveStockResult> {
+  async execute(
+    tx: EntityManager,
+    { tenantId, order, cause }: ReserveStockInput,
+  ): Promise<ReserveStockResult> {
     const lines = normalizeLines(order.lines);
-    const existing = await sql(tx, `SELECT 1 FROM reservation WHERE tenant_id = $1 AND order_id = $2 LIMIT 1`, [
-      tenantId,
-      order.orderId,
-    ]);
+    const existing = await sql(
+      tx,
+      `SELECT 1 FROM reservation WHERE tenant_id = $1 AND order_id = $2 LIMIT 1`,
+      [tenantId, order.orderId],
+    );
     // A second order.created for the same order (new event id) must not hold the stock twice.
     if (existing.rowCount > 0) return { outcome: 'duplicate' };
 
@@ -96,7 +100,13 @@ export class ReserveStock {
          SELECT $1, $2, l.sku, l.qty, 'held', now() + make_interval(secs => $5)
            FROM unnest($3::text[], $4::int[]) AS l(sku, qty)
          RETURNING expires_at`,
-        [tenantId, order.orderId, lines.map((l) => l.sku), lines.map((l) => l.quantity), this.options.ttlSeconds],
+        [
+          tenantId,
+          order.orderId,
+          lines.map((l) => l.sku),
+          lines.map((l) => l.quantity),
+          this.options.ttlSeconds,
+        ],
       );
       const expiresAt = rows[0].expires_at.toISOString();
       await this.outbox.append(tx, {
