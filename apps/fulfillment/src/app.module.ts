@@ -2,6 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { ServiceKitModule } from '@checkout/service-kit';
 import { FulfillmentConfig } from './config/fulfillment.config';
 import { DATABASE } from './database';
+import { FulfillmentModule } from './fulfillment.module';
 
 /** The fulfillment service. */
 @Module({})
@@ -9,7 +10,10 @@ export class AppModule {
   static register(config: FulfillmentConfig): DynamicModule {
     return {
       module: AppModule,
-      imports: [ServiceKitModule.forRoot({ config, database: DATABASE, aggregateType: 'fulfillment' })],
+      imports: [
+        ServiceKitModule.forRoot({ config, database: DATABASE, aggregateType: 'fulfillment' }),
+        FulfillmentModule.register(config),
+      ],
     };
   }
 }

@@ -39,6 +39,10 @@ export function serviceEnv(config: StackConfig, name: string): Record<string, st
     PAYMENT_ORPHAN_MIN_AGE_MS: '4000',
     PAYMENT_REFUND_BACKOFF_MS: '200',
     PAYMENT_REFUND_MAX_ATTEMPTS: '4',
+    // Fulfillment: the simulated carrier refuses these SKUs / customers (shipment-failed paths), a fast notifier.
+    CARRIER_FAIL_SKUS: 'UNSHIPPABLE-*',
+    CARRIER_FAIL_CUSTOMERS: 'undeliverable-*',
+    NOTIFIER_INTERVAL_MS: '200',
   };
   if (spec.database) env.DATABASE_URL = databaseUrl(config, spec.database);
   return env;

@@ -1,0 +1,77 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { PinoLogger } from 'nestjs-pino';
+import { Registry } from 'prom-client';
+import { DataSource } from 'typeorm';
+import { OutboxWriter } from '@checkout/messaging';
+import { ConsumerHost, EVENT_HANDLERS, METRICS_REGISTRY, OUTBOX_WRITER, TenantRegistry } from '@checkout/service-kit';
+import { FulfillmentConfig } from './config/fulfillment.config';
+import { fulfillmentHandlers } from './consumers/fulfillment.handlers';
+import { FulfillmentMetrics } from './fulfillment.metrics';
+import { LogTransport, RecordNotification, SendNotifications } from './notifications/commands';
+import { NotificationsController } from './notifications/http/notifications.controller';
+import { NotifierJob } from './notifications/jobs/notifier.job';
+import { CancelShipment, CreateShipment } from './shipping/commands';
+import { ShipmentsController } from './shipping/http/shipments.controller';
+
+/** How long the notifier holds a claimed notification before another pass may take it again. */
+const NOTIFIER_LEASE_MS = 30_000;
+
+/** Shipments and customer notifications: commands, consumers, the notifier step and the HTTP API. */
+@Module({})
+export class FulfillmentModule {
+  static register(config: FulfillmentConfig): DynamicModule {
+    return {
+      module: FulfillmentModule,
+      controllers: [ShipmentsController, NotificationsController],
+      providers: [
+        {
+          provide: CreateShipment,
+          useFactory: (outbox: OutboxWriter) =>
+            new CreateShipment(outbox, {
+              carrier: config.CARRIER_NAME,
+              failSkus: config.CARRIER_FAIL_SKUS,
+              failCustomers: config.CARRIER_FAIL_CUSTOMERS,
+            }),
+          inject: [OUTBOX_WRITER],
+        },
+        { provide: CancelShipment, useFactory: (outbox: OutboxWriter) => new CancelShipment(outbox), inject: [OUTBOX_WRITER] },
+        {
+          provide: RecordNotification,
+          useValue: new RecordNotification({ apologyPercentOff: config.APOLOGY_VOUCHER_PERCENT_OFF }),
+        },
+        {
+          provide: FulfillmentMetrics,
+          useFactory: (registry: Registry, ds: DataSource) => new FulfillmentMetrics(registry, ds),
+          inject: [METRICS_REGISTRY, DataSource],
+        },
+        {
+          provide: SendNotifications,
+          useFactory: (ds: DataSource, logger: PinoLogger) =>
+            new SendNotifications(ds, new LogTransport((fields, msg) => logger.info(fields, msg)), {
+              batchSize: config.NOTIFIER_BATCH_SIZE,
+              leaseMs: NOTIFIER_LEASE_MS,
+            }),
+          inject: [DataSource, PinoLogger],
+        },
+        {
+          provide: NotifierJob,
+          useFactory: (send: SendNotifications, metrics: FulfillmentMetrics, logger: PinoLogger) =>
+            new NotifierJob(send, metrics, logger, config.NOTIFIER_INTERVAL_MS),
+          inject: [SendNotifications, FulfillmentMetrics, PinoLogger],
+        },
+        {
+          provide: EVENT_HANDLERS,
+          useFactory: (
+            tenants: TenantRegistry,
+            createShipment: CreateShipment,
+            cancelShipment: CancelShipment,
+            notify: RecordNotification,
+            metrics: FulfillmentMetrics,
+          ) => fulfillmentHandlers(tenants, { createShipment, cancelShipment, notify }, metrics),
+          inject: [TenantRegistry, CreateShipment, CancelShipment, RecordNotification, FulfillmentMetrics],
+        },
+        ConsumerHost,
+      ],
+    };
+  }
+}

@@ -1,0 +1,103 @@
+import { randomUUID } from 'node:crypto';
+import { EntityManager } from 'typeorm';
+import {
+  InventoryUnavailableAfterPaymentV1,
+  OrderPaidV1,
+  PaymentFailedV1,
+  SagaEvent,
+} from '@checkout/contracts';
+import {
+  NotificationKind,
+  generateVoucherCode,
+  orderConfirmationEmail,
+  outOfStockApologyEmail,
+  paymentFailedEmail,
+} from '../../domain';
+import { customerOf, insertNotification } from '../../database/notification.repository';
+
+/** What RecordNotification did: queued the email, or found the order already had one of this kind. */
+export type RecordNotificationOutcome = 'queued' | 'duplicate';
+
+/** Settings of the notification texts. */
+export interface NotificationSettings {
+  apologyPercentOff: number;
+}
+
+/**
+ * RecordNotification: writes the customer email an event calls for into the notification table, in the
+ * consumer's transaction (the table is the emails' outbox; the notifier step sends it later). One per order
+ * and kind, so a redelivered event queues nothing. When the customer is not known yet (payment.failed
+ * before order.created was seen) the row waits without a recipient until order.created gives it one.
+ */
+export class RecordNotification {
+  constructor(
+    private readonly settings: NotificationSettings,
+    private readonly voucherCode: () => string = generateVoucherCode,
+  ) {}
+
+  /** order.paid -> order confirmation. */
+  confirmOrder(tx: EntityManager, tenantId: string, order: OrderPaidV1, cause: SagaEvent) {
+    const content = orderConfirmationEmail({
+      orderId: order.orderId,
+      lines: order.lines,
+      total: order.total,
+      currency: order.currency,
+    });
+    return this.queue(tx, { tenantId, orderId: order.orderId, kind: 'order_confirmation', customerId: order.customerId, cause, ...content });
+  }
+
+  /** payment.failed -> payment failed. */
+  async paymentFailed(tx: EntityManager, tenantId: string, failed: PaymentFailedV1, cause: SagaEvent) {
+    const content = paymentFailedEmail({ orderId: failed.orderId, reason: failed.reason });
+    const customerId = await customerOf(tx, tenantId, failed.orderId);
+    return this.queue(tx, { tenantId, orderId: failed.orderId, kind: 'payment_failed', customerId, cause, ...content });
+  }
+
+  /** inventory.unavailable-after-payment -> apology with a fresh voucher code. */
+  async apologise(tx: EntityManager, tenantId: string, unavailable: InventoryUnavailableAfterPaymentV1, cause: SagaEvent) {
+    const voucherCode = this.voucherCode();
+    const content = outOfStockApologyEmail({
+      orderId: unavailable.orderId,
+      skus: unavailable.shortSkus,
+      voucherCode,
+      percentOff: this.settings.apologyPercentOff,
+    });
+    const customerId = await customerOf(tx, tenantId, unavailable.orderId);
+    return this.queue(tx, {
+      tenantId,
+      orderId: unavailable.orderId,
+      kind: 'out_of_stock_apology',
+      customerId,
+      cause,
+      voucherCode,
+      ...content,
+    });
+  }
+
+  private async queue(
+    tx: EntityManager,
+    n: {
+      tenantId: string;
+      orderId: string;
+      kind: NotificationKind;
+      customerId: string | null;
+      subject: string;
+      body: string;
+      voucherCode?: string;
+      cause: SagaEvent;
+    },
+  ): Promise<RecordNotificationOutcome> {
+    const inserted = await insertNotification(tx, {
+      id: randomUUID(),
+      tenantId: n.tenantId,
+      orderId: n.orderId,
+      kind: n.kind,
+      customerId: n.customerId,
+      subject: n.subject,
+      body: n.body,
+      voucherCode: n.voucherCode ?? null,
+      causeEventId: n.cause.eventId,
+    });
+    return inserted ? 'queued' : 'duplicate';
+  }
+}

@@ -1,0 +1,2 @@
+export * from './notification-templates';
+export * from './voucher-code';

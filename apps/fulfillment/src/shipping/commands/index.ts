@@ -1,0 +1,2 @@
+export * from './create-shipment/create-shipment.handler';
+export * from './cancel-shipment/cancel-shipment.handler';

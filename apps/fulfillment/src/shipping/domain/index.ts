@@ -1,0 +1,3 @@
+export * from './carrier-policy';
+export * from './shipment-status';
+export * from './fulfillment.errors';

@@ -1,0 +1,28 @@
+import { Controller, Get, Query, UseGuards } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { z } from 'zod';
+import { OrderId } from '@checkout/contracts';
+import { CurrentTenant, Tenant, TenantGuard, validate } from '@checkout/service-kit';
+import { ShipmentRow, shipmentsOfOrder } from '../database/shipment.repository';
+
+/** Query of GET /v1/shipments. */
+export const ShipmentsQuery = z.strictObject({ orderId: OrderId });
+
+/**
+ * GET /v1/shipments?orderId=: the order's shipments. Tenant-scoped: another tenant's order answers an empty
+ * list (not 404), the same as an order fulfillment has not shipped yet, so nothing tells the two apart.
+ */
+@Controller('v1/shipments')
+@UseGuards(TenantGuard)
+export class ShipmentsController {
+  constructor(private readonly dataSource: DataSource) {}
+
+  @Get()
+  async list(
+    @CurrentTenant() tenant: Tenant,
+    @Query() query: unknown,
+  ): Promise<{ orderId: string; shipments: ShipmentRow[] }> {
+    const { orderId } = validate(ShipmentsQuery, query, 'query');
+    return { orderId, shipments: await shipmentsOfOrder(this.dataSource, tenant.id, orderId) };
+  }
+}
