@@ -7,6 +7,8 @@ export interface SeenMessage {
   topic: string;
   partition: number;
   offset: string;
+  /** Broker timestamp, ms since epoch. */
+  timestamp: number;
   key: string | null;
   value: string | null;
   headers: Record<string, string>;
@@ -22,6 +24,7 @@ const seen = (topic: string, partition: number, m: KafkaMessage): SeenMessage =>
   topic,
   partition,
   offset: m.offset,
+  timestamp: Number(m.timestamp),
   key: m.key?.toString() ?? null,
   value: m.value?.toString() ?? null,
   headers: asText(m.headers),

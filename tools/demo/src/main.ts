@@ -31,12 +31,12 @@ async function outboxRoundTrip(): Promise<void> {
   // Give the services a moment to react, then show what the saga did so far.
   const deadline = Date.now() + 5_000;
   while (Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
-  const saga = reader.matching((m) => m.key === payload.orderId);
+  const saga = reader.matching((m) => m.key === payload.orderId).sort((a, b) => a.timestamp - b.timestamp);
   console.log(`\norder.created ${event.eventId} committed to the order DB outbox; on Kafka after ${latency} ms`);
   console.log(`  topic=${first.topic} partition=${first.partition} key=${first.key}`);
   console.log(`  headers=${JSON.stringify(first.headers)}`);
   console.log(`\nevents of saga ${payload.orderId} seen on Kafka:`);
-  console.table(saga.map((m) => ({ topic: m.topic, sequence: m.headers.sequence, causationId: m.headers.causationId || '-', tenant: m.headers.tenantId })));
+  console.table(saga.map((m) => ({ at: `+${m.timestamp - first.timestamp} ms`, topic: m.topic, sequence: m.headers.sequence, causationId: m.headers.causationId || '-', tenant: m.headers.tenantId })));
   await reader.stop();
   await orderDb.destroy();
 }
