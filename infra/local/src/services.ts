@@ -43,6 +43,11 @@ export function serviceEnv(config: StackConfig, name: string): Record<string, st
     CARRIER_FAIL_SKUS: 'UNSHIPPABLE-*',
     CARRIER_FAIL_CUSTOMERS: 'undeliverable-*',
     NOTIFIER_INTERVAL_MS: '200',
+    // Inventory: a reservation TTL shorter than PSP_SIM_LATE_WEBHOOK_DELAY_MS (tok_webhook_late pays after
+    // expiry) but longer than the other PSP delays, and a fast expiry job.
+    INVENTORY_RESERVATION_TTL_SECONDS: '6',
+    INVENTORY_EXPIRY_INTERVAL_MS: '1000',
+    INVENTORY_DRIFT_INTERVAL_MS: '30000',
   };
   if (spec.database) env.DATABASE_URL = databaseUrl(config, spec.database);
   return env;

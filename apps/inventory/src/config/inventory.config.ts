@@ -5,13 +5,13 @@ import { BaseConfigSchema, parseConfig } from '@checkout/service-kit';
 export const InventoryConfigSchema = BaseConfigSchema.extend({
   DATABASE_URL: z.string().url(),
   /** How long a reservation holds stock; keep it above the p99 time to pay (3DS included). */
-  RESERVATION_TTL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(600),
+  INVENTORY_RESERVATION_TTL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(600),
   /** How often the expiry job releases overdue reservations. */
-  EXPIRY_INTERVAL_MS: z.coerce.number().int().min(100).default(5_000),
+  INVENTORY_EXPIRY_INTERVAL_MS: z.coerce.number().int().min(100).default(5_000),
   /** Reservation rows one expiry statement moves at most. */
-  EXPIRY_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(500),
+  INVENTORY_EXPIRY_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(500),
   /** How often the drift job compares counters with the ledgers (0 turns it off). */
-  DRIFT_INTERVAL_MS: z.coerce.number().int().min(0).default(60_000),
+  INVENTORY_DRIFT_INTERVAL_MS: z.coerce.number().int().min(0).default(60_000),
 });
 export type InventoryConfig = z.infer<typeof InventoryConfigSchema>;
 

@@ -37,7 +37,7 @@ export class ReservationModule {
         {
           provide: ReserveStock,
           useFactory: (outbox: OutboxWriter) =>
-            new ReserveStock(outbox, { ttlSeconds: config.RESERVATION_TTL_SECONDS }),
+            new ReserveStock(outbox, { ttlSeconds: config.INVENTORY_RESERVATION_TTL_SECONDS }),
           inject: [OUTBOX_WRITER],
         },
         {

@@ -34,9 +34,9 @@ export class ReservationJobs implements OnApplicationBootstrap, BeforeApplicatio
   }
 
   onApplicationBootstrap(): void {
-    this.every('expiry', this.config.EXPIRY_INTERVAL_MS, () => this.expireAll());
-    if (this.config.DRIFT_INTERVAL_MS > 0)
-      this.every('drift', this.config.DRIFT_INTERVAL_MS, () => this.repairAll());
+    this.every('expiry', this.config.INVENTORY_EXPIRY_INTERVAL_MS, () => this.expireAll());
+    if (this.config.INVENTORY_DRIFT_INTERVAL_MS > 0)
+      this.every('drift', this.config.INVENTORY_DRIFT_INTERVAL_MS, () => this.repairAll());
   }
 
   async beforeApplicationShutdown(): Promise<void> {
@@ -51,14 +51,14 @@ export class ReservationJobs implements OnApplicationBootstrap, BeforeApplicatio
     for (const { id: tenantId } of this.tenants.all()) {
       for (let batch = 0; batch < 20 && !this.stopped; batch += 1) {
         const rows = await this.dataSource.transaction((tx) =>
-          this.expire.execute(tx, { tenantId, limit: this.config.EXPIRY_BATCH_SIZE }),
+          this.expire.execute(tx, { tenantId, limit: this.config.INVENTORY_EXPIRY_BATCH_SIZE }),
         );
         if (rows.length > 0) {
           this.metrics.expired.inc({ tenant: tenantId }, rows.length);
           this.logger.info({ tenantId, released: rows.length }, 'expired reservations released');
         }
         total += rows.length;
-        if (rows.length < this.config.EXPIRY_BATCH_SIZE) break;
+        if (rows.length < this.config.INVENTORY_EXPIRY_BATCH_SIZE) break;
       }
     }
     return total;
