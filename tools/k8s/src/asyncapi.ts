@@ -19,7 +19,9 @@ export const HEADERS: Record<string, { description: string; format?: string; pat
   causationId: {
     description: 'The eventId this event reacts to; a null-valued header when the envelope has null.',
   },
-  traceparent: { description: 'W3C trace context of the write that produced the event; null-valued when unknown.' },
+  traceparent: {
+    description: 'W3C trace context of the write that produced the event; null-valued when unknown.',
+  },
   sequence: {
     description: 'Per-saga, per-producer sequence number as decimal text: shows a gap or a reordering.',
     pattern: '^[1-9][0-9]*$',
@@ -31,10 +33,9 @@ const camel = (topic: string) => topic.replace(/[.-]([a-z])/g, (_, c: string) =>
 /** JSON Schema (draft-07, the AsyncAPI default schema dialect) of one event version's full envelope. */
 export function draft7SchemaOf(type: keyof typeof EVENT_SCHEMAS, version: number): Record<string, unknown> {
   const versions: Record<number, z.ZodType> = EVENT_SCHEMAS[type];
-  const schema = z.toJSONSchema(envelopeOf(type, version, versions[version]), { target: 'draft-7' }) as Record<
-    string,
-    unknown
-  >;
+  const schema = z.toJSONSchema(envelopeOf(type, version, versions[version]), {
+    target: 'draft-7',
+  }) as Record<string, unknown>;
   delete schema.$schema;
   return schema;
 }

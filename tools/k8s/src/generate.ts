@@ -17,8 +17,6 @@ for (const [path, content] of Object.entries(generatedFiles())) {
   }
 }
 console.log(
-  stale.length === 0
-    ? 'generated files are current'
-    : `${check ? 'stale' : 'wrote'}: ${stale.join(', ')}`,
+  stale.length === 0 ? 'generated files are current' : `${check ? 'stale' : 'wrote'}: ${stale.join(', ')}`,
 );
 if (check && stale.length) process.exit(1);

@@ -1,7 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SAGA_TOPICS, dlqTopic } from '@checkout/contracts';
-import { ConnectorDefinition, REPO_ROOT, SERVICES, ServiceSpec, connectorDefinitions } from '@checkout/local-stack';
+import {
+  ConnectorDefinition,
+  REPO_ROOT,
+  SERVICES,
+  ServiceSpec,
+  connectorDefinitions,
+} from '@checkout/local-stack';
 import { K8sObject } from './render';
 
 /**
@@ -227,7 +233,10 @@ export function serviceObjects(svc: ServiceSpec): K8sObject[] {
         minReplicas: 2,
         maxReplicas: 6,
         metrics: [
-          { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 70 } } },
+          {
+            type: 'Resource',
+            resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 70 } },
+          },
         ],
         behavior: { scaleDown: { stabilizationWindowSeconds: 300 } },
       },
@@ -272,7 +281,11 @@ export function stackVersions(): { kafka: string; debezium: string } {
 
 /** The ${env:NAME} placeholders of a connector definition. */
 export const placeholdersOf = (def: ConnectorDefinition): string[] =>
-  [...new Set(Object.values(def.config).flatMap((v) => [...v.matchAll(/\$\{env:([A-Z0-9_]+)\}/g)].map((m) => m[1])))].sort();
+  [
+    ...new Set(
+      Object.values(def.config).flatMap((v) => [...v.matchAll(/\$\{env:([A-Z0-9_]+)\}/g)].map((m) => m[1])),
+    ),
+  ].sort();
 
 /** The Connect env of the placeholders: hosts and names from a ConfigMap, credentials from a Secret. */
 function connectEnvVars(defs: ConnectorDefinition[]) {
@@ -335,7 +348,11 @@ export function connectObject(defs: ConnectorDefinition[]): K8sObject {
         'config.providers.env.class': 'org.apache.kafka.common.config.provider.EnvVarConfigProvider',
       },
       build: {
-        output: { type: 'docker', image: `${IMAGE_REGISTRY}/connect-debezium:${debezium}`, pushSecret: 'checkout-registry' },
+        output: {
+          type: 'docker',
+          image: `${IMAGE_REGISTRY}/connect-debezium:${debezium}`,
+          pushSecret: 'checkout-registry',
+        },
         plugins: [{ name: 'debezium-connector-postgres', artifacts: [{ type: 'tgz', url: plugin }] }],
       },
       resources: { requests: { cpu: '250m', memory: '768Mi' }, limits: { cpu: '1', memory: '1Gi' } },

@@ -49,7 +49,8 @@ const CLUSTER_SCOPED = new Set([
 const POD_TEMPLATE_KINDS = new Set(['Deployment', 'StatefulSet', 'DaemonSet', 'Job', 'ReplicaSet']);
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-const isMap = (v: unknown): v is Record<string, Json> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isMap = (v: unknown): v is Record<string, Json> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 const clone = <T>(v: T): T => structuredClone(v);
 
 /** Parses every document of a YAML text; empty documents are skipped, parse errors thrown with the file name. */
@@ -116,7 +117,8 @@ function applyPatch(objects: K8sObject[], patch: unknown, target: Target | undef
   }
   const p = asObject(patch, source);
   const hits = objects.filter((o) => o.kind === p.kind && o.metadata.name === p.metadata.name);
-  if (hits.length !== 1) throw new Error(`${source}: ${p.kind}/${p.metadata.name} matches ${hits.length} resources`);
+  if (hits.length !== 1)
+    throw new Error(`${source}: ${p.kind}/${p.metadata.name} matches ${hits.length} resources`);
   Object.assign(hits[0], strategicMerge(hits[0], patch));
 }
 
