@@ -1,7 +1,17 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { ServiceKitModule } from '@checkout/service-kit';
+import { ConsumerHost, EVENT_HANDLERS, ServiceKitModule, TenantRegistry } from '@checkout/service-kit';
 import { PaymentConfig } from './config/payment.config';
 import { DATABASE } from './database';
+import { ApplyPspEventHandler } from './payment/commands/apply-psp-event/apply-psp-event.handler';
+import { ChargePaymentHandler, ChargeWorker } from './payment/commands/charge-payment/charge-payment.handler';
+import { MovePaymentHandler } from './payment/commands/move-payment/move-payment.handler';
+import { ReconcilePaymentsHandler } from './payment/commands/reconcile-payments/reconcile-payments.handler';
+import { RefundWorker, RequestRefundHandler } from './payment/commands/refund-payment/refund-payment.handler';
+import { paymentEventHandlers } from './payment/consumers/payment-events.consumer';
+import { PaymentsController } from './payment/http/payments.controller';
+import { WebhooksController } from './payment/http/webhooks.controller';
+import { PaymentMetrics } from './payment/payment.metrics';
+import { PspClient } from './payment/psp/psp.client';
 
 /** The payment service. */
 @Module({})
@@ -10,6 +20,20 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [ServiceKitModule.forRoot({ config, database: DATABASE, aggregateType: 'payment' })],
+      controllers: [WebhooksController, PaymentsController],
+      providers: [
+        PaymentMetrics,
+        PspClient,
+        MovePaymentHandler,
+        ChargePaymentHandler,
+        ChargeWorker,
+        RequestRefundHandler,
+        RefundWorker,
+        ReconcilePaymentsHandler,
+        ApplyPspEventHandler,
+        ConsumerHost,
+        { provide: EVENT_HANDLERS, useFactory: paymentEventHandlers, inject: [TenantRegistry, RequestRefundHandler] },
+      ],
     };
   }
 }

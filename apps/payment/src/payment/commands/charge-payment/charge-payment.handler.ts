@@ -1,0 +1,124 @@
+import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { PinoLogger } from 'nestjs-pino';
+import { DataSource } from 'typeorm';
+import { SERVICE_CONFIG } from '@checkout/service-kit';
+import { PaymentConfig } from '../../../config/payment.config';
+import { PaymentRow, noteError, notePspRef } from '../../database/payment.repository';
+import { PspCharge, PspClient, PspResult } from '../../psp/psp.client';
+import { MovePaymentHandler } from '../move-payment/move-payment.handler';
+import { TransitionSource } from '../../domain/payment-state';
+
+/**
+ * ChargePayment: sends an attempt's charge to the PSP, outside any DB transaction, always with the attempt's
+ * own idempotency key, then records the answer in a new short transaction. No answer means `unknown`.
+ */
+@Injectable()
+export class ChargePaymentHandler {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly psp: PspClient,
+    private readonly move: MovePaymentHandler,
+    private readonly logger: PinoLogger,
+  ) {
+    logger.setContext('ChargePayment');
+  }
+
+  /** Charges (or re-asks, same key) and applies what the PSP said. */
+  async execute(row: PaymentRow): Promise<PspResult<PspCharge>> {
+    await this.dataSource.query(`UPDATE payment_attempt SET charge_requests = charge_requests + 1 WHERE id = $1`, [row.id]);
+    const result = await this.psp.charge(row.psp_account, row.idempotency_key, {
+      amount: Number(row.amount),
+      currency: row.currency,
+      token: row.payment_token,
+      reference: row.order_id,
+      metadata: { paymentId: row.id, tenantId: row.tenant_id },
+    });
+    await this.apply(row, result, 'response');
+    return result;
+  }
+
+  /** Applies a charge's answer (or its absence) through the state machine. */
+  async apply(row: PaymentRow, result: PspResult<PspCharge>, source: TransitionSource): Promise<void> {
+    const base = { paymentId: row.id, tenantId: row.tenant_id, source };
+    await this.dataSource.transaction(async (tx) => {
+      if (result.kind === 'unavailable') {
+        await noteError(tx, row.id, result.reason);
+        await this.move.execute(tx, { ...base, to: 'unknown', detail: result.reason });
+        return;
+      }
+      if (result.kind === 'rejected') {
+        if (result.status === 422) {
+          // Our own key misuse: the PSP did not tell us what happened to the money, so do not guess.
+          await noteError(tx, row.id, `${result.code}: ${result.message}`);
+          await this.move.execute(tx, { ...base, to: 'unknown', detail: result.code });
+          return;
+        }
+        await this.move.execute(tx, { ...base, to: 'failed', failureReason: result.code, detail: result.message || null });
+        return;
+      }
+      const charge = result.value;
+      await noteError(tx, row.id, null);
+      if (charge.status === 'succeeded') await this.move.execute(tx, { ...base, to: 'succeeded', pspRef: charge.id });
+      else if (charge.status === 'failed')
+        await this.move.execute(tx, { ...base, to: 'failed', pspRef: charge.id, failureReason: charge.failureCode ?? 'declined' });
+      else await notePspRef(tx, row.id, charge.id);
+    });
+  }
+}
+
+/** Picks up new attempts (state `created`), claims each by moving it to `pending`, and charges it. */
+@Injectable()
+export class ChargeWorker implements OnApplicationBootstrap, OnApplicationShutdown {
+  private timer?: NodeJS.Timeout;
+  private inFlight = 0;
+  private stopped = false;
+  private polling = false;
+
+  constructor(
+    @Inject(SERVICE_CONFIG) private readonly config: PaymentConfig,
+    private readonly dataSource: DataSource,
+    private readonly charge: ChargePaymentHandler,
+    private readonly move: MovePaymentHandler,
+    private readonly logger: PinoLogger,
+  ) {
+    logger.setContext('ChargeWorker');
+  }
+
+  onApplicationBootstrap(): void {
+    this.timer = setInterval(() => void this.poll(), this.config.PAYMENT_CHARGE_POLL_MS);
+  }
+
+  onApplicationShutdown(): void {
+    this.stopped = true;
+    clearInterval(this.timer);
+  }
+
+  /** One round: claim as many new attempts as there are free slots and charge them concurrently. */
+  async poll(): Promise<void> {
+    if (this.polling || this.stopped) return;
+    this.polling = true;
+    try {
+      const free = this.config.PAYMENT_CHARGE_CONCURRENCY - this.inFlight;
+      if (free <= 0) return;
+      const candidates: { id: string; tenant_id: string }[] = await this.dataSource.query(
+        `SELECT id, tenant_id FROM payment_attempt WHERE state = 'created' ORDER BY created_at LIMIT $1`,
+        [free],
+      );
+      for (const c of candidates) {
+        const claimed = await this.dataSource.transaction((tx) =>
+          this.move.execute(tx, { paymentId: c.id, tenantId: c.tenant_id, to: 'pending', source: 'charge', detail: 'charge requested' }),
+        );
+        if (claimed.outcome === 'ignored') continue; // another worker has it
+        this.inFlight += 1;
+        void this.charge
+          .execute(claimed.row)
+          .catch((error: unknown) => this.logger.error({ paymentId: c.id, err: String(error) }, 'charge failed unexpectedly'))
+          .finally(() => (this.inFlight -= 1));
+      }
+    } catch (error) {
+      this.logger.error({ err: String(error) }, 'charge poll failed');
+    } finally {
+      this.polling = false;
+    }
+  }
+}

@@ -1,0 +1,94 @@
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { PinoLogger } from 'nestjs-pino';
+import { EntityManager } from 'typeorm';
+import { SagaEvent } from '@checkout/contracts';
+import { OutboxWriter } from '@checkout/messaging';
+import { OUTBOX_WRITER } from '@checkout/service-kit';
+import { PaymentRow, StoredCause, TransitionRequest, TransitionResult, insertRefund, transition } from '../../database/payment.repository';
+import { PaymentMetrics } from '../../payment.metrics';
+
+/** The stored cause as the outbox writer wants it (it reads eventId, correlationId and traceparent only). */
+export const asCause = (cause: StoredCause | null): SagaEvent | undefined => (cause ? (cause as unknown as SagaEvent) : undefined);
+
+/** Keeps what later events need from the event that caused something. */
+export const storeCause = (event: SagaEvent): StoredCause => ({
+  eventId: event.eventId,
+  correlationId: event.correlationId,
+  traceparent: event.traceparent,
+});
+
+/**
+ * MovePayment: one state machine move and what it causes, in the caller's transaction: the outbox event
+ * (payment.succeeded / payment.failed) and, when money arrives for an order cancelled meanwhile, its refund.
+ */
+@Injectable()
+export class MovePaymentHandler {
+  constructor(
+    @Inject(OUTBOX_WRITER) private readonly outbox: OutboxWriter,
+    private readonly metrics: PaymentMetrics,
+    private readonly logger: PinoLogger,
+  ) {
+    logger.setContext('MovePayment');
+  }
+
+  async execute(tx: EntityManager, request: TransitionRequest): Promise<TransitionResult> {
+    const result = await transition(tx, request);
+    this.metrics.transitions.inc({ to: request.to, source: request.source, outcome: result.outcome });
+    if (result.outcome === 'ignored') return result;
+    const row = result.row;
+    this.logger.info(
+      { paymentId: row.id, orderId: row.order_id, tenantId: row.tenant_id, from: result.from, to: row.state, source: request.source },
+      'payment moved',
+    );
+    if (row.state === 'succeeded') await this.succeeded(tx, row, request);
+    if (row.state === 'failed') {
+      await this.outbox.append(tx, {
+        type: 'payment.failed',
+        tenantId: row.tenant_id,
+        sagaId: row.order_id,
+        cause: asCause(row.cause),
+        payload: {
+          orderId: row.order_id,
+          paymentId: row.id,
+          reason: (row.failure_reason ?? 'declined').slice(0, 255),
+          source: request.source === 'webhook' || request.source === 'reconciliation' ? request.source : 'response',
+        },
+      });
+    }
+    return result;
+  }
+
+  private async succeeded(tx: EntityManager, row: PaymentRow, request: TransitionRequest): Promise<void> {
+    await this.outbox.append(tx, {
+      type: 'payment.succeeded',
+      tenantId: row.tenant_id,
+      sagaId: row.order_id,
+      cause: asCause(row.cause),
+      payload: {
+        orderId: row.order_id,
+        paymentId: row.id,
+        amount: Number(row.amount),
+        currency: row.currency,
+        pspReference: row.psp_ref,
+        source: request.source === 'webhook' || request.source === 'reconciliation' ? request.source : 'response',
+        succeededAt: new Date().toISOString(),
+      },
+    });
+    if (row.refund_on_success && row.psp_ref) {
+      // The order was cancelled while the money's fate was unknown: compensate forward, never rewrite history.
+      await insertRefund(tx, {
+        id: randomUUID(),
+        tenantId: row.tenant_id,
+        orderId: row.order_id,
+        paymentId: row.id,
+        pspAccount: row.psp_account,
+        pspChargeId: row.psp_ref,
+        amount: Number(row.amount),
+        currency: row.currency,
+        reason: row.refund_on_success,
+        cause: row.cause,
+      });
+    }
+  }
+}

@@ -1,0 +1,171 @@
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { PinoLogger } from 'nestjs-pino';
+import { DataSource, EntityManager } from 'typeorm';
+import { OutboxWriter } from '@checkout/messaging';
+import { OUTBOX_WRITER, SERVICE_CONFIG } from '@checkout/service-kit';
+import { PaymentConfig } from '../../../config/payment.config';
+import { RefundRow, StoredCause, findPaymentByOrder, insertRefund, updateReturning } from '../../database/payment.repository';
+import { PaymentMetrics } from '../../payment.metrics';
+import { PspClient } from '../../psp/psp.client';
+import { MovePaymentHandler, asCause } from '../move-payment/move-payment.handler';
+
+/** What RequestRefund did. */
+export type RefundRequestOutcome = 'refund_requested' | 'refund_on_success' | 'nothing_to_refund' | 'already_requested';
+
+/**
+ * RequestRefund (the compensation of a charge), inside the triggering event's transaction: a succeeded payment
+ * gets one durable refund row; a payment whose outcome is still open is marked so that money arriving later is
+ * refunded; a failed, refunded or absent payment has nothing to undo.
+ */
+@Injectable()
+export class RequestRefundHandler {
+  async execute(
+    tx: EntityManager,
+    r: { tenantId: string; orderId: string; reason: string; cause: StoredCause },
+  ): Promise<RefundRequestOutcome> {
+    const payment = await findPaymentByOrder(tx, r.tenantId, r.orderId);
+    if (!payment) return 'nothing_to_refund';
+    const marked = await updateReturning(
+      tx,
+      `UPDATE payment_attempt SET refund_on_success = COALESCE(refund_on_success, $2), updated_at = now()
+        WHERE id = $1 AND state IN ('created', 'pending', 'unknown') RETURNING 1`,
+      [payment.id, r.reason],
+    );
+    if (marked.length === 1) return 'refund_on_success';
+    // Re-read after the conditional update: a concurrent success has committed by now, if there was one.
+    const now = await findPaymentByOrder(tx, r.tenantId, r.orderId);
+    if (now?.state !== 'succeeded' || !now.psp_ref) return 'nothing_to_refund';
+    const inserted = await insertRefund(tx, {
+      id: randomUUID(),
+      tenantId: now.tenant_id,
+      orderId: now.order_id,
+      paymentId: now.id,
+      pspAccount: now.psp_account,
+      pspChargeId: now.psp_ref,
+      amount: Number(now.amount),
+      currency: now.currency,
+      reason: r.reason,
+      cause: r.cause,
+    });
+    return inserted ? 'refund_requested' : 'already_requested';
+  }
+}
+
+/**
+ * Sends due refunds to the PSP with each refund's own idempotency key, retrying with exponential backoff; after
+ * PAYMENT_REFUND_MAX_ATTEMPTS it parks the refund as `refund_failed` (metric, API, log) for an operator.
+ */
+@Injectable()
+export class RefundWorker implements OnApplicationBootstrap, OnApplicationShutdown {
+  private timer?: NodeJS.Timeout;
+  private polling = false;
+
+  constructor(
+    @Inject(SERVICE_CONFIG) private readonly config: PaymentConfig,
+    @Inject(OUTBOX_WRITER) private readonly outbox: OutboxWriter,
+    private readonly dataSource: DataSource,
+    private readonly psp: PspClient,
+    private readonly move: MovePaymentHandler,
+    private readonly metrics: PaymentMetrics,
+    private readonly logger: PinoLogger,
+  ) {
+    logger.setContext('RefundWorker');
+  }
+
+  onApplicationBootstrap(): void {
+    this.timer = setInterval(() => void this.poll(), this.config.PAYMENT_REFUND_POLL_MS);
+  }
+
+  onApplicationShutdown(): void {
+    clearInterval(this.timer);
+  }
+
+  /** Claims due refunds (a lease: next_attempt_at moves ahead) and sends them. */
+  async poll(): Promise<void> {
+    if (this.polling) return;
+    this.polling = true;
+    try {
+      const lease = this.config.PAYMENT_PSP_TIMEOUT_MS * (this.config.PAYMENT_PSP_RETRIES + 1) + 5_000;
+      const due = await updateReturning<RefundRow>(
+        this.dataSource,
+        `UPDATE refund SET attempts = attempts + 1, next_attempt_at = now() + $1 * interval '1 millisecond', updated_at = now()
+          WHERE id IN (SELECT id FROM refund WHERE state = 'pending' AND next_attempt_at <= now()
+                        ORDER BY next_attempt_at LIMIT 20 FOR UPDATE SKIP LOCKED)
+          RETURNING *`,
+        [lease],
+      );
+      await Promise.all(due.map((r) => this.send(r)));
+    } catch (error) {
+      this.logger.error({ err: String(error) }, 'refund poll failed');
+    } finally {
+      this.polling = false;
+    }
+  }
+
+  private async send(refund: RefundRow): Promise<void> {
+    const result = await this.psp.refund(refund.psp_account, refund.idempotency_key, {
+      charge: refund.psp_charge_id,
+      amount: Number(refund.amount),
+      reason: refund.reason,
+    });
+    if (result.kind === 'ok') {
+      await this.dataSource.transaction(async (tx) => {
+        const done = await updateReturning(
+          tx,
+          `UPDATE refund SET state = 'succeeded', psp_refund_id = $2, last_error = NULL, updated_at = now()
+            WHERE id = $1 AND state = 'pending' RETURNING 1`,
+          [refund.id, result.value.id],
+        );
+        if (done.length === 0 || !refund.payment_id) return;
+        const moved = await this.move.execute(tx, {
+          paymentId: refund.payment_id,
+          tenantId: refund.tenant_id,
+          to: 'refunded',
+          source: 'refund',
+          detail: refund.reason,
+        });
+        if (moved.outcome === 'applied') {
+          await this.outbox.append(tx, {
+            type: 'payment.refunded',
+            tenantId: refund.tenant_id,
+            sagaId: refund.order_id,
+            cause: asCause(refund.cause),
+            payload: {
+              orderId: refund.order_id,
+              paymentId: refund.payment_id,
+              amount: Number(refund.amount),
+              currency: refund.currency,
+              pspRefundId: result.value.id,
+              reason: refund.reason,
+            },
+          });
+        }
+      });
+      this.logger.info({ refundId: refund.id, orderId: refund.order_id, pspRefundId: result.value.id }, 'refund succeeded');
+      return;
+    }
+    const error = result.kind === 'rejected' ? `${result.status} ${result.code}: ${result.message}` : result.reason;
+    // A refusal will not change by asking again; no answer might.
+    const park = result.kind === 'rejected' || refund.attempts >= this.config.PAYMENT_REFUND_MAX_ATTEMPTS;
+    if (park) {
+      await this.dataSource.query(
+        `UPDATE refund SET state = 'refund_failed', last_error = $2, updated_at = now() WHERE id = $1 AND state = 'pending'`,
+        [refund.id, error.slice(0, 500)],
+      );
+      this.metrics.refundsParkedTotal.inc();
+      this.logger.error(
+        { refundId: refund.id, orderId: refund.order_id, tenantId: refund.tenant_id, attempts: refund.attempts, err: error },
+        'refund parked as refund_failed: an operator must look at it',
+      );
+      return;
+    }
+    const backoff = Math.min(this.config.PAYMENT_REFUND_BACKOFF_MS * 2 ** (refund.attempts - 1), this.config.PAYMENT_REFUND_BACKOFF_MAX_MS);
+    await this.dataSource.query(
+      `UPDATE refund SET next_attempt_at = now() + $2 * interval '1 millisecond', last_error = $3, updated_at = now()
+        WHERE id = $1 AND state = 'pending'`,
+      [refund.id, backoff, error.slice(0, 500)],
+    );
+    this.logger.warn({ refundId: refund.id, attempts: refund.attempts, backoffMs: backoff, err: error }, 'refund will be retried');
+  }
+}

@@ -1,0 +1,57 @@
+import { randomUUID } from 'node:crypto';
+import { EntityManager } from 'typeorm';
+import { SagaEvent } from '@checkout/contracts';
+import { HandlerMap, NonRetryableError } from '@checkout/messaging';
+import { TenantRegistry } from '@checkout/service-kit';
+import { RequestRefundHandler } from '../commands/refund-payment/refund-payment.handler';
+import { storeCause } from '../commands/move-payment/move-payment.handler';
+
+const tenantOf = (tenants: TenantRegistry, event: SagaEvent) => {
+  const tenant = tenants.get(event.tenantId);
+  if (!tenant) throw new NonRetryableError('PAYMENT.UNKNOWN_TENANT', `unknown tenant ${event.tenantId}`);
+  return tenant;
+};
+
+/**
+ * The events payment reacts to. Each one, in the consumer's inbox transaction: `inventory.reserved` records a
+ * new attempt (the charge worker calls the PSP after commit); the failure events request a refund.
+ */
+export function paymentEventHandlers(tenants: TenantRegistry, refunds: RequestRefundHandler): HandlerMap {
+  const refund = (reason: string) => async (event: SagaEvent, tx: EntityManager) => {
+    tenantOf(tenants, event);
+    const payload = event.payload as { orderId: string };
+    await refunds.execute(tx, { tenantId: event.tenantId, orderId: payload.orderId, reason, cause: storeCause(event) });
+  };
+  return {
+    'inventory.reserved': async (event, tx) => {
+      const tenant = tenantOf(tenants, event);
+      const p = event.payload;
+      const id = randomUUID();
+      // One attempt per order, and none for an order already cancelled (events of two topics may cross).
+      const created: unknown[] = await tx.query(
+        `INSERT INTO payment_attempt (id, tenant_id, order_id, amount, currency, payment_token, psp_account, idempotency_key, cause)
+         SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9
+          WHERE NOT EXISTS (SELECT 1 FROM order_cancellation WHERE tenant_id = $2 AND order_id = $3)
+         ON CONFLICT DO NOTHING RETURNING 1`,
+        [id, tenant.id, p.orderId, p.amount, p.currency, p.paymentToken, tenant.pspAccount, `pay_${id}`, JSON.stringify(storeCause(event))],
+      );
+      if (created.length === 1) {
+        await tx.query(
+          `INSERT INTO payment_transition (payment_id, tenant_id, from_state, to_state, source, detail)
+           VALUES ($1, $2, 'none', 'created', 'charge', 'inventory reserved')`,
+          [id, tenant.id],
+        );
+      }
+    },
+    'inventory.unavailable-after-payment': refund('inventory_unavailable_after_payment'),
+    'fulfillment.shipment-failed': refund('shipment_failed'),
+    'order.cancelled': async (event, tx) => {
+      tenantOf(tenants, event);
+      await tx.query(
+        `INSERT INTO order_cancellation (tenant_id, order_id, reason) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
+        [event.tenantId, event.payload.orderId, event.payload.reason],
+      );
+      if (event.payload.refundIfCharged) await refund(`order_cancelled_${event.payload.reason}`)(event, tx);
+    },
+  };
+}

@@ -1,0 +1,37 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { ALLOWED_FROM, PAYMENT_STATES, canTransition, replay } from './payment-state';
+
+describe('payment state machine', () => {
+  it("replays the seed's trace: pending, unknown, webhook succeeded, duplicate, late failed, refunded", () => {
+    const { state, outcomes } = replay('created', ['pending', 'unknown', 'succeeded', 'succeeded', 'failed', 'refunded']);
+    assert.deepEqual(outcomes, ['applied', 'applied', 'applied', 'ignored', 'ignored', 'applied']);
+    assert.equal(state, 'refunded');
+  });
+
+  it('never treats unknown as an end: only succeeded or failed leave it', () => {
+    const exits = PAYMENT_STATES.filter((to) => canTransition('unknown', to));
+    assert.deepEqual(exits, ['succeeded', 'failed']);
+  });
+
+  it('never goes backwards from succeeded, failed or refunded', () => {
+    for (const to of PAYMENT_STATES) {
+      assert.equal(canTransition('failed', to), false, `failed -> ${to}`);
+      assert.equal(canTransition('refunded', to), false, `refunded -> ${to}`);
+      assert.equal(canTransition('succeeded', to), to === 'refunded', `succeeded -> ${to}`);
+    }
+  });
+
+  it('applies every transition at most once (a repeat is ignored)', () => {
+    for (const to of PAYMENT_STATES) {
+      for (const from of ALLOWED_FROM[to]) {
+        assert.deepEqual(replay(from, [to, to]).outcomes, ['applied', 'ignored'], `${from} -> ${to} twice`);
+      }
+    }
+  });
+
+  it('refunds only a succeeded payment', () => {
+    assert.deepEqual(ALLOWED_FROM.refunded, ['succeeded']);
+    assert.equal(replay('unknown', ['refunded']).state, 'unknown');
+  });
+});

@@ -1,0 +1,111 @@
+import { Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { z } from 'zod';
+import { ApiError, CurrentTenant, Tenant, TenantGuard, validate } from '@checkout/service-kit';
+import { PaymentRow, RefundRow, updateReturning } from '../database/payment.repository';
+
+const OrderQuery = z.object({ orderId: z.uuid() });
+const RefundQuery = z.object({ state: z.enum(['pending', 'succeeded', 'refund_failed']).optional() });
+
+const refundView = (r: RefundRow) => ({
+  refundId: r.id,
+  orderId: r.order_id,
+  paymentId: r.payment_id,
+  pspChargeId: r.psp_charge_id,
+  amount: Number(r.amount),
+  currency: r.currency,
+  reason: r.reason,
+  state: r.state,
+  attempts: r.attempts,
+  lastError: r.last_error,
+  pspRefundId: r.psp_refund_id,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
+
+/** The tenant's payments, refunds (including parked `refund_failed` ones) and orphaned charges. */
+@Controller('v1/payments')
+@UseGuards(TenantGuard)
+export class PaymentsController {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /** The order's payment attempts with state, history and refund. */
+  @Get()
+  async byOrder(@CurrentTenant() tenant: Tenant, @Query() query: unknown) {
+    const { orderId } = validate(OrderQuery, query, 'query');
+    const payments: PaymentRow[] = await this.dataSource.query(
+      `SELECT * FROM payment_attempt WHERE tenant_id = $1 AND order_id = $2 ORDER BY created_at`,
+      [tenant.id, orderId],
+    );
+    const ids = payments.map((p) => p.id);
+    const history: { payment_id: string; from_state: string; to_state: string; source: string; psp_event_id: string | null; detail: string | null; created_at: Date }[] =
+      ids.length ? await this.dataSource.query(`SELECT * FROM payment_transition WHERE payment_id = ANY($1::uuid[]) ORDER BY id`, [ids]) : [];
+    const refunds: RefundRow[] = ids.length
+      ? await this.dataSource.query(`SELECT * FROM refund WHERE payment_id = ANY($1::uuid[])`, [ids])
+      : [];
+    return {
+      orderId,
+      payments: payments.map((p) => ({
+        paymentId: p.id,
+        orderId: p.order_id,
+        state: p.state,
+        amount: Number(p.amount),
+        currency: p.currency,
+        pspReference: p.psp_ref,
+        failureReason: p.failure_reason,
+        refundOnSuccess: p.refund_on_success,
+        chargeRequests: p.charge_requests,
+        lastError: p.last_error,
+        createdAt: p.created_at,
+        updatedAt: p.updated_at,
+        history: history
+          .filter((h) => h.payment_id === p.id)
+          .map((h) => ({ from: h.from_state, to: h.to_state, source: h.source, pspEventId: h.psp_event_id, detail: h.detail, at: h.created_at })),
+        refund: refunds.filter((r) => r.payment_id === p.id).map(refundView)[0] ?? null,
+      })),
+    };
+  }
+
+  /** Refunds of the tenant, e.g. `?state=refund_failed` for the operator's queue. */
+  @Get('refunds')
+  async refunds(@CurrentTenant() tenant: Tenant, @Query() query: unknown) {
+    const { state } = validate(RefundQuery, query, 'query');
+    const rows: RefundRow[] = await this.dataSource.query(
+      `SELECT * FROM refund WHERE tenant_id = $1 AND ($2::text IS NULL OR state = $2) ORDER BY created_at DESC LIMIT 500`,
+      [tenant.id, state ?? null],
+    );
+    return { refunds: rows.map(refundView) };
+  }
+
+  /** An operator sends a parked refund back to the retry queue (same idempotency key: still at most once). */
+  @Post('refunds/:refundId/retry')
+  @HttpCode(202)
+  async retryRefund(@CurrentTenant() tenant: Tenant, @Param('refundId') refundId: string) {
+    const id = validate(z.uuid(), refundId, 'refundId');
+    const rows = await updateReturning<RefundRow>(
+      this.dataSource,
+      `UPDATE refund SET state = 'pending', attempts = 0, next_attempt_at = now(), updated_at = now()
+        WHERE id = $1 AND tenant_id = $2 AND state = 'refund_failed' RETURNING *`,
+      [id, tenant.id],
+    );
+    if (rows.length === 0) throw new ApiError(404, 'REFUND_NOT_PARKED', 'no parked refund with this id');
+    return refundView(rows[0]);
+  }
+
+  /** Captured PSP charges that had no succeeded payment of ours, as the orphan sweep found them. */
+  @Get('orphan-charges')
+  async orphans(@CurrentTenant() tenant: Tenant) {
+    const rows: { psp_charge_id: string; reference: string; amount: string; currency: string; action: string; detected_at: Date }[] =
+      await this.dataSource.query(`SELECT * FROM orphan_charge WHERE tenant_id = $1 ORDER BY detected_at DESC LIMIT 500`, [tenant.id]);
+    return {
+      orphanCharges: rows.map((r) => ({
+        pspChargeId: r.psp_charge_id,
+        reference: r.reference,
+        amount: Number(r.amount),
+        currency: r.currency,
+        action: r.action,
+        detectedAt: r.detected_at,
+      })),
+    };
+  }
+}

@@ -1,0 +1,174 @@
+import { Inject, Injectable } from '@nestjs/common';
+import {
+  BrokenCircuitError,
+  CircuitBreakerPolicy,
+  CircuitState,
+  ConsecutiveBreaker,
+  ExponentialBackoff,
+  circuitBreaker,
+  handleWhen,
+  retry,
+  wrap,
+} from 'cockatiel';
+import { SERVICE_CONFIG } from '@checkout/service-kit';
+import { PaymentConfig } from '../../config/payment.config';
+import { PaymentMetrics } from '../payment.metrics';
+
+/** A charge as the PSP reports it (the fields we read). */
+export interface PspCharge {
+  id: string;
+  amount: number;
+  currency: string;
+  reference: string;
+  metadata: Record<string, string>;
+  status: 'pending' | 'succeeded' | 'failed';
+  failureCode: string | null;
+  refunded: boolean;
+  amountRefunded: number;
+  createdAt: string;
+}
+
+/** A refund as the PSP reports it. */
+export interface PspRefund {
+  id: string;
+  charge: string;
+  amount: number;
+}
+
+/**
+ * What one PSP call came to: an answer, a definitive refusal (4xx: nothing happened and retrying will not help),
+ * or no answer at all (timeout, 5xx, dropped connection, open breaker): then the outcome is unknown.
+ */
+export type PspResult<T> =
+  | { kind: 'ok'; value: T }
+  | { kind: 'rejected'; status: number; code: string; message: string }
+  | { kind: 'unavailable'; reason: string };
+
+/** No answer from the PSP: worth retrying with the same idempotency key. */
+class PspTransientError extends Error {}
+
+/** Calls the PSP with a short timeout, retries with the same key, and a circuit breaker per PSP account. */
+@Injectable()
+export class PspClient {
+  private readonly breakers = new Map<string, CircuitBreakerPolicy>();
+
+  constructor(
+    @Inject(SERVICE_CONFIG) private readonly config: PaymentConfig,
+    private readonly metrics: PaymentMetrics,
+  ) {}
+
+  /** Creates (or replays, same key) a charge. */
+  charge(
+    account: string,
+    key: string,
+    body: { amount: number; currency: string; token: string; reference: string; metadata: Record<string, string> },
+  ): Promise<PspResult<PspCharge>> {
+    return this.call('charge', account, 'POST', '/v1/charges', body, key);
+  }
+
+  /** Refunds a charge (once per key). */
+  refund(account: string, key: string, body: { charge: string; amount: number; reason: string }): Promise<PspResult<PspRefund>> {
+    return this.call('refund', account, 'POST', '/v1/refunds', body, key);
+  }
+
+  /** The account's charges with our reference (reconciliation). */
+  async chargesByReference(account: string, reference: string): Promise<PspResult<PspCharge[]>> {
+    const r = await this.call<{ data: PspCharge[] }>('lookup', account, 'GET', `/v1/charges?reference=${encodeURIComponent(reference)}`);
+    return r.kind === 'ok' ? { kind: 'ok', value: r.value.data } : r;
+  }
+
+  /** The account's charges created in [from, to) (orphan sweep). */
+  async chargesBetween(account: string, from: Date, to: Date): Promise<PspResult<PspCharge[]>> {
+    const q = `from=${encodeURIComponent(from.toISOString())}&to=${encodeURIComponent(to.toISOString())}&limit=1000`;
+    const r = await this.call<{ data: PspCharge[] }>('list', account, 'GET', `/v1/charges?${q}`);
+    return r.kind === 'ok' ? { kind: 'ok', value: r.value.data } : r;
+  }
+
+  private breaker(account: string): CircuitBreakerPolicy {
+    let breaker = this.breakers.get(account);
+    if (!breaker) {
+      breaker = circuitBreaker(
+        handleWhen((e) => e instanceof PspTransientError),
+        {
+          halfOpenAfter: this.config.PAYMENT_BREAKER_HALF_OPEN_MS,
+          breaker: new ConsecutiveBreaker(this.config.PAYMENT_BREAKER_THRESHOLD),
+        },
+      );
+      breaker.onStateChange((state) => this.metrics.breakerOpen.set({ account }, state === CircuitState.Open ? 1 : 0));
+      this.breakers.set(account, breaker);
+    }
+    return breaker;
+  }
+
+  private async call<T>(
+    operation: string,
+    account: string,
+    method: 'GET' | 'POST',
+    path: string,
+    body?: unknown,
+    idempotencyKey?: string,
+  ): Promise<PspResult<T>> {
+    const policy = wrap(
+      retry(
+        handleWhen((e) => e instanceof PspTransientError),
+        {
+          maxAttempts: this.config.PAYMENT_PSP_RETRIES,
+          backoff: new ExponentialBackoff({ initialDelay: 50, maxDelay: 1_000 }),
+        },
+      ),
+      this.breaker(account),
+    );
+    const end = this.metrics.pspDuration.startTimer({ operation });
+    let result: PspResult<T>;
+    try {
+      result = await policy.execute(() => this.once<T>(account, method, path, body, idempotencyKey));
+    } catch (error) {
+      if (!(error instanceof PspTransientError || error instanceof BrokenCircuitError)) throw error;
+      result = { kind: 'unavailable', reason: error instanceof BrokenCircuitError ? 'circuit open' : error.message };
+    } finally {
+      end();
+    }
+    this.metrics.pspRequests.inc({ operation, outcome: result.kind });
+    return result;
+  }
+
+  private async once<T>(
+    account: string,
+    method: 'GET' | 'POST',
+    path: string,
+    body: unknown,
+    idempotencyKey: string | undefined,
+  ): Promise<PspResult<T>> {
+    let res: Response;
+    let text: string;
+    try {
+      res = await fetch(`${this.config.PSP_URL}${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${account}`,
+          'content-type': 'application/json',
+          ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}),
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: AbortSignal.timeout(this.config.PAYMENT_PSP_TIMEOUT_MS),
+      });
+      text = await res.text();
+    } catch (error) {
+      // A timeout or a dropped connection: the request may or may not have reached the PSP.
+      throw new PspTransientError(`${(error as Error).name}: ${(error as Error).message}`);
+    }
+    // 409: the same key is still being processed; 429: slow down. Both: ask again with the same key.
+    if (res.status >= 500 || res.status === 409 || res.status === 429) throw new PspTransientError(`PSP answered ${res.status}`);
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      throw new PspTransientError(`PSP answered ${res.status} with a body that is not JSON`);
+    }
+    if (res.status >= 400) {
+      const e = json as { error?: string; message?: string };
+      return { kind: 'rejected', status: res.status, code: e.error ?? `HTTP_${res.status}`, message: e.message ?? '' };
+    }
+    return { kind: 'ok', value: json as T };
+  }
+}
