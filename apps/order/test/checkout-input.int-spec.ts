@@ -1,0 +1,248 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { serviceDataSource } from '@checkout/testing';
+import { ACME, GLOBEX, call, checkout, checkoutBody, priceSku, uniqueSku } from './order-api';
+
+describe('checkout input, prices and tenancy (order service over HTTP)', () => {
+  let db: DataSource;
+  const sku = uniqueSku('IN');
+
+  before(async () => {
+    db = await serviceDataSource('order_svc', 3);
+    await priceSku(sku);
+  });
+  after(async () => {
+    await db.destroy();
+  });
+
+  /** Nothing for this customer or key reached the order database. */
+  const nothingWritten = async (customerId: string, key: string | null) => {
+    const [o] = await db.query(`SELECT count(*) AS n FROM orders WHERE customer_id = $1`, [customerId]);
+    assert.equal(Number(o.n), 0, 'no order');
+    if (key)
+      assert.equal(
+        (await db.query(`SELECT 1 FROM idempotency_keys WHERE key = $1`, [key])).length,
+        0,
+        'no idempotency key',
+      );
+  };
+
+  it('given the price changed since the cart, answers 409 PRICE_CHANGED with the current price and creates nothing', async () => {
+    const s = uniqueSku('PC');
+    await priceSku(s, 45_000);
+    await priceSku(s, 50_000);
+    const key = randomUUID();
+    const body = { ...checkoutBody(s), lines: [{ sku: s, quantity: 1, unitPrice: 45_000 }] };
+    const r = await checkout(body, key);
+    assert.equal(r.status, 409);
+    assert.equal(r.json.error, 'PRICE_CHANGED');
+    assert.deepEqual(r.json.currentPrices, [{ sku: s, unitPrice: 50_000, currency: 'VND' }]);
+    assert.deepEqual(r.json.changed, [{ sku: s, quoted: 45_000, unitPrice: 50_000 }]);
+    await nothingWritten(body.customerId, key);
+    const confirmed = await checkout({ ...body, lines: [{ sku: s, quantity: 1, unitPrice: 50_000 }] }, key);
+    assert.equal(confirmed.status, 202, 'the same key may be used again once the shopper confirmed');
+  });
+
+  it('snapshots the server price into the order lines even when the shopper sent none', async () => {
+    const body = { ...checkoutBody(sku), lines: [{ sku, quantity: 3 }] };
+    const r = await checkout(body);
+    assert.equal(r.status, 202);
+    const order = await call('GET', `/v1/orders/${r.json.orderId}`);
+    assert.equal(order.status, 200);
+    assert.deepEqual(order.json.lines, [
+      { sku, quantity: 3, unitPrice: 50_000, discount: 0, lineTotal: 150_000 },
+    ]);
+    assert.equal(order.json.total, 150_000);
+    assert.equal(order.json.currency, 'VND');
+    assert.ok(Array.isArray(order.json.history));
+    assert.equal(
+      (await call('GET', `/v1/orders/${r.json.orderId}`, { key: GLOBEX })).status,
+      404,
+      "another tenant's order is 404",
+    );
+    assert.equal((await call('POST', `/v1/orders/${r.json.orderId}/cancel`, { key: GLOBEX })).status, 404);
+  });
+
+  const line = (over: Record<string, unknown>) => [{ sku, quantity: 1, unitPrice: 50_000, ...over }];
+  const cases: {
+    name: string;
+    status: number;
+    error: string;
+    key?: string | null;
+    idem?: string | null;
+    body: (c: string) => unknown;
+  }[] = [
+    {
+      name: 'missing Idempotency-Key',
+      status: 400,
+      error: 'VALIDATION_FAILED',
+      idem: null,
+      body: (c) => ({ ...checkoutBody(sku), customerId: c }),
+    },
+    {
+      name: 'Idempotency-Key over 255 chars',
+      status: 400,
+      error: 'VALIDATION_FAILED',
+      idem: 'k'.repeat(256),
+      body: (c) => ({ ...checkoutBody(sku), customerId: c }),
+    },
+    {
+      name: 'Idempotency-Key with a space',
+      status: 400,
+      error: 'VALIDATION_FAILED',
+      idem: 'a b',
+      body: (c) => ({ ...checkoutBody(sku), customerId: c }),
+    },
+    {
+      name: 'unknown SKU',
+      status: 404,
+      error: 'UNKNOWN_SKU',
+      body: (c) => ({ ...checkoutBody(sku), customerId: c, lines: line({ sku: uniqueSku('NOPE') }) }),
+    },
+    {
+      name: 'zero quantity',
+      status: 400,
+      error: 'VALIDATION_FAILED',
+      body: (c) => ({ ...checkoutBody(sku), customerId: c, lines: line({ quantity: 0 }) }),
+    },
+    {
+      name: 'negative quantity',
+      status: 400,
+      error: 'VALIDATION_FAILED',
+      body: (c) => ({ ...checkoutBody(sku), customerId: c, lines: line({ quantity: -1 }) }),
+    },
+    {
+      name: 'huge quantity',
+      status: 400,
+      error: 'VALIDATION_FAILED',
+      body: (c) => ({ ...checkoutBody(sku), customerId: c, lines: line({ quantity: 1_000_001 }) }),
+    },
+    {
+      name: 'fractional quantity',
+      status: 400,
+      error: 'VALIDATION_FAILED',
+      body: (c) => ({ ...checkoutBody(sku), customerId: c, lines: line({ quantity: 1.5 }) }),
+    },
+    {
+      name: '101 lines',
+      status: 400,
+      error: 'VALIDATION_FAILED',
+      body: (c) => ({
+        ...checkoutBody(sku),
+        customerId: c,
+        lines: Array.from({ length: 101 }, (_, i) => ({ sku: `${sku}-${i}`, quantity: 1 })),
+      }),
+    },
+    {
+      name: 'no lines',
+      status: 400,
+      error: 'VALIDATION_FAILED',
+      body: (c) => ({ ...checkoutBody(sku), customerId: c, lines: [] }),
+    },
+    {
+      name: 'the same SKU on two lines',
+      status: 400,
+      error: 'VALIDATION_FAILED',
+      body: (c) => ({ ...checkoutBody(sku), customerId: c, lines: [...line({}), ...line({})] }),
+    },
+    {
+      name: 'wrong currency',
+      status: 400,
+      error: 'VALIDATION_FAILED',
+      body: (c) => ({ ...checkoutBody(sku), customerId: c, currency: 'USD' }),
+    },
+    {
+      name: 'invalid currency',
+      status: 400,
+      error: 'VALIDATION_FAILED',
+      body: (c) => ({ ...checkoutBody(sku), customerId: c, currency: 'dong' }),
+    },
+    {
+      name: 'missing payment token',
+      status: 400,
+      error: 'VALIDATION_FAILED',
+      body: (c) => ({ ...checkoutBody(sku), customerId: c, payment: {} }),
+    },
+    {
+      name: 'unknown voucher',
+      status: 404,
+      error: 'UNKNOWN_VOUCHER',
+      body: (c) => ({ ...checkoutBody(sku), customerId: c, voucherCode: 'NOPE-NOPE' }),
+    },
+    {
+      name: 'malformed JSON',
+      status: 400,
+      error: 'VALIDATION_FAILED',
+      body: (c) => `{"customerId":"${c}", "lines": [`,
+    },
+    {
+      name: 'oversized body',
+      status: 413,
+      error: 'PAYLOAD_TOO_LARGE',
+      body: (c) => ({ ...checkoutBody(sku), customerId: c, pad: 'x'.repeat(200_000) }),
+    },
+    {
+      name: 'missing API key',
+      status: 401,
+      error: 'UNAUTHENTICATED',
+      key: null,
+      body: (c) => ({ ...checkoutBody(sku), customerId: c }),
+    },
+    {
+      name: 'unknown API key',
+      status: 401,
+      error: 'UNAUTHENTICATED',
+      key: 'not-a-key',
+      body: (c) => ({ ...checkoutBody(sku), customerId: c }),
+    },
+    // The SKU is priced for acme only: globex's key sees no such SKU.
+    {
+      name: "another tenant's API key",
+      status: 404,
+      error: 'UNKNOWN_SKU',
+      key: GLOBEX,
+      body: (c) => ({ ...checkoutBody(sku), customerId: c }),
+    },
+  ];
+
+  for (const c of cases) {
+    it(`answers ${c.status} ${c.error} for ${c.name} and writes nothing`, async () => {
+      const customerId = `bad-${randomUUID()}`;
+      const idem = c.idem === undefined ? randomUUID() : c.idem;
+      const r = await checkout(c.body(customerId), idem, c.key === undefined ? ACME : c.key);
+      assert.equal(r.status, c.status, r.text);
+      assert.equal(r.json.error, c.error, r.text);
+      assert.equal(typeof r.json.message, 'string');
+      await nothingWritten(customerId, idem);
+    });
+  }
+
+  it('validates the admin API too', async () => {
+    assert.equal(
+      (await call('PUT', `/v1/admin/prices/${sku}`, { body: { unitPrice: -1, currency: 'VND' } })).status,
+      400,
+    );
+    assert.equal(
+      (await call('PUT', `/v1/admin/prices/${sku}`, { body: { unitPrice: 1.5, currency: 'VND' } })).status,
+      400,
+    );
+    assert.equal(
+      (await call('PUT', `/v1/admin/prices/${sku}`, { key: null, body: { unitPrice: 1, currency: 'VND' } }))
+        .status,
+      401,
+    );
+    assert.equal(
+      (await call('POST', '/v1/admin/vouchers', { body: { code: 'X', percentOff: 0, maxRedemptions: 1 } }))
+        .status,
+      400,
+    );
+    assert.equal(
+      (await call('PUT', `/v1/admin/flash-sales/${sku}`, { body: { enabled: 'yes' } })).status,
+      400,
+    );
+    assert.equal((await call('GET', '/v1/orders/not-a-uuid')).status, 404);
+    assert.equal((await call('GET', `/v1/orders/${randomUUID()}`)).status, 404);
+  });
+});

@@ -1,0 +1,92 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { serviceDataSource } from '@checkout/testing';
+import { call, checkout, checkoutBody, pool, priceSku, stockSku, uniqueSku } from './order-api';
+
+describe('flash-sale gate at checkout (order service over HTTP, real Redis)', () => {
+  let db: DataSource;
+  before(async () => {
+    db = await serviceDataSource('order_svc', 3);
+  });
+  after(async () => {
+    await db.destroy();
+  });
+
+  const ordersFor = async (sku: string) =>
+    Number(
+      (await db.query(`SELECT count(DISTINCT order_id) AS n FROM order_lines WHERE sku = $1`, [sku]))[0].n,
+    );
+
+  it('given 2,000 concurrent checkouts for 500 units, accepts 500 and answers 1,500 OUT_OF_STOCK without the database', async () => {
+    const sku = uniqueSku('FLASH');
+    await priceSku(sku);
+    // Primed from inventory when that service is there (the product path), else from the explicit override.
+    const inInventory = await stockSku(sku, 500);
+    const on = await call('PUT', `/v1/admin/flash-sales/${sku}`, {
+      body: inInventory ? { enabled: true } : { enabled: true, available: 500 },
+    });
+    assert.equal(on.status, 200, on.text);
+    assert.equal(on.json.available, 500);
+    assert.equal(on.json.source, inInventory ? 'inventory' : 'override');
+
+    const keysBefore = Number((await db.query(`SELECT count(*) AS n FROM idempotency_keys`))[0].n);
+    const started = Date.now();
+    const answers = await pool(Array.from({ length: 2_000 }), 100, () =>
+      checkout(checkoutBody(sku), randomUUID()),
+    );
+    const ms = Date.now() - started;
+    const accepted = answers.filter((a) => a.status === 202).length;
+    const out = answers.filter((a) => a.status === 409 && a.json.error === 'OUT_OF_STOCK').length;
+    console.log(`2,000 gated checkouts in ${ms} ms: ${accepted} accepted, ${out} OUT_OF_STOCK`);
+    assert.equal(
+      accepted,
+      500,
+      [...new Set(answers.filter((a) => a.status !== 202 && a.status !== 409).map((a) => a.text))].join('\n'),
+    );
+    assert.equal(out, 1_500);
+    assert.equal(await ordersFor(sku), 500, 'the database saw exactly the 500');
+    const keysAfter = Number((await db.query(`SELECT count(*) AS n FROM idempotency_keys`))[0].n);
+    assert.ok(keysAfter - keysBefore <= 500 + 50, 'refused checkouts wrote no idempotency key'); // other suites may run
+    assert.ok(ms < 60_000, `took ${ms} ms`);
+  });
+
+  it('gives the unit back when the customer cancels, and passes everything through once the gate is off', async () => {
+    const sku = uniqueSku('FLASH1');
+    await priceSku(sku);
+    await stockSku(sku, 1);
+    assert.equal(
+      (await call('PUT', `/v1/admin/flash-sales/${sku}`, { body: { enabled: true, available: 1 } })).status,
+      200,
+    );
+    const first = await checkout(checkoutBody(sku));
+    assert.equal(first.status, 202);
+    const second = await checkout(checkoutBody(sku));
+    assert.equal(second.status, 409);
+    assert.deepEqual([second.json.error, second.json.sku, second.json.remaining], ['OUT_OF_STOCK', sku, 0]);
+    const cancel = await call('POST', `/v1/orders/${first.json.orderId}/cancel`);
+    if (cancel.status === 202) {
+      const third = await checkout(checkoutBody(sku));
+      assert.equal(third.status, 202, 'the cancelled order gave its unit back to the gate');
+    }
+    assert.equal(
+      (await call('PUT', `/v1/admin/flash-sales/${sku}`, { body: { enabled: false } })).status,
+      200,
+    );
+    assert.equal((await checkout(checkoutBody(sku))).status, 202, 'gate off: the database path decides');
+  });
+
+  it('does not take a second unit for a retry with the same key', async () => {
+    const sku = uniqueSku('FLASH2');
+    await priceSku(sku);
+    await stockSku(sku, 5);
+    await call('PUT', `/v1/admin/flash-sales/${sku}`, { body: { enabled: true, available: 1 } });
+    const key = randomUUID();
+    const body = checkoutBody(sku);
+    assert.equal((await checkout(body, key)).status, 202);
+    const retry = await checkout(body, key);
+    assert.equal(retry.status, 202);
+    assert.equal(retry.headers.get('idempotent-replayed'), 'true');
+  });
+});

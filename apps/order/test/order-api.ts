@@ -1,0 +1,121 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { loadStackConfig } from '@checkout/testing';
+
+const ports = loadStackConfig().servicePorts;
+/** Base URL of the running order service. */
+export const ORDER = `http://127.0.0.1:${ports.order}`;
+const INVENTORY = `http://127.0.0.1:${ports.inventory}`;
+
+/** Dev API keys of the seed tenants. */
+export const ACME = 'acme-dev-key';
+export const GLOBEX = 'globex-dev-key';
+
+/** A SKU no other test uses. */
+export const uniqueSku = (name = 'SKU') => `${name}-${randomBytes(5).toString('hex')}`;
+
+/** One HTTP answer with its raw text. */
+export interface Answer {
+  status: number;
+  headers: Headers;
+  text: string;
+  json: Record<string, unknown>;
+}
+
+/** Sends a request to the order service; body is JSON unless it is a string (sent as is). */
+export async function call(
+  method: string,
+  path: string,
+  {
+    key = ACME,
+    body,
+    headers = {},
+    base = ORDER,
+  }: { key?: string | null; body?: unknown; headers?: Record<string, string>; base?: string } = {},
+): Promise<Answer> {
+  const send = () =>
+    fetch(`${base}${path}`, {
+      method,
+      headers: {
+        ...(key ? { authorization: `Bearer ${key}` } : {}),
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+        ...headers,
+      },
+      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    });
+  // A keep-alive socket closed by the server under load resets the request: resend it, with the same
+  // Idempotency-Key, which is exactly the retry the key exists for.
+  let res: Response | undefined;
+  for (let attempt = 1; !res; attempt += 1) {
+    res = await send().catch((error: unknown) => {
+      if (attempt >= 4) throw error;
+      return undefined;
+    });
+  }
+  const text = await res.text();
+  let json: Record<string, unknown> = {};
+  try {
+    json = JSON.parse(text);
+  } catch {
+    // not JSON
+  }
+  return { status: res.status, headers: res.headers, text, json };
+}
+
+/** A checkout body for one line of a SKU. */
+export const checkoutBody = (sku: string, extra: Record<string, unknown> = {}, quantity = 1) => ({
+  customerId: `c-${randomUUID()}`,
+  currency: 'VND',
+  lines: [{ sku, quantity, unitPrice: 50_000 }],
+  payment: { token: 'tok_success' },
+  ...extra,
+});
+
+/** POST /v1/checkout with an Idempotency-Key. */
+export const checkout = (
+  body: unknown,
+  idempotencyKey: string | null = randomUUID(),
+  key: string | null = ACME,
+) =>
+  call('POST', '/v1/checkout', {
+    key,
+    body,
+    headers: idempotencyKey === null ? {} : { 'idempotency-key': idempotencyKey },
+  });
+
+/** Prices a SKU at 50,000 VND (or the given price). */
+export async function priceSku(sku: string, unitPrice = 50_000, key = ACME, currency = 'VND'): Promise<void> {
+  const r = await call('PUT', `/v1/admin/prices/${sku}`, { key, body: { unitPrice, currency } });
+  if (r.status !== 200) throw new Error(`PUT price ${sku}: ${r.status} ${r.text}`);
+}
+
+/**
+ * Gives the SKU stock in inventory when that service is there, so the saga reserves instead of rejecting
+ * (a rejection would hand vouchers and gate units back while a test still counts). True when it worked.
+ */
+export async function stockSku(sku: string, available: number, key = ACME): Promise<boolean> {
+  const r = await call('PUT', `/v1/admin/stock/${sku}`, {
+    key,
+    body: { available, allowBackorder: false },
+    base: INVENTORY,
+  }).catch(() => undefined);
+  return r?.status === 200;
+}
+
+/** Runs fn over items with at most `limit` in flight. */
+export async function pool<T, R>(
+  items: T[],
+  limit: number,
+  fn: (item: T, i: number) => Promise<R>,
+): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        out[i] = await fn(items[i], i);
+      }
+    }),
+  );
+  return out;
+}

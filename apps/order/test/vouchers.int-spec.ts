@@ -1,0 +1,110 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { serviceDataSource, waitFor } from '@checkout/testing';
+import { call, checkout, checkoutBody, pool, priceSku, stockSku, uniqueSku } from './order-api';
+
+const newVoucher = async (maxRedemptions: number, percentOff = 10) => {
+  const code = `V${randomBytes(5).toString('hex').toUpperCase()}`;
+  const r = await call('POST', '/v1/admin/vouchers', { body: { code, percentOff, maxRedemptions } });
+  assert.equal(r.status, 201, r.text);
+  return code;
+};
+
+describe('vouchers with limited redemptions (order service over HTTP)', () => {
+  let db: DataSource;
+  before(async () => {
+    db = await serviceDataSource('order_svc', 3);
+  });
+  after(async () => {
+    await db.destroy();
+  });
+
+  const redeemed = async (code: string) =>
+    Number((await db.query(`SELECT redeemed FROM vouchers WHERE code = $1`, [code]))[0].redeemed);
+
+  it('applies the discount to the snapshot, refuses a duplicate code, and returns the redemption on cancel', async () => {
+    const sku = uniqueSku('VS');
+    await priceSku(sku);
+    await stockSku(sku, 10);
+    const code = await newVoucher(1);
+    assert.equal(
+      (await call('POST', '/v1/admin/vouchers', { body: { code, percentOff: 5, maxRedemptions: 9 } })).json
+        .error,
+      'VOUCHER_EXISTS',
+    );
+    const first = await checkout(checkoutBody(sku, { voucherCode: code }));
+    assert.equal(first.status, 202, first.text);
+    const order = await call('GET', `/v1/orders/${first.json.orderId}`);
+    assert.deepEqual(order.json.lines, [
+      { sku, quantity: 1, unitPrice: 50_000, discount: 5_000, lineTotal: 45_000 },
+    ]);
+    assert.equal(order.json.total, 45_000);
+    const exhausted = await checkout(checkoutBody(sku, { voucherCode: code }));
+    assert.equal(exhausted.status, 409);
+    assert.equal(exhausted.json.error, 'VOUCHER_EXHAUSTED');
+    const cancel = await call('POST', `/v1/orders/${first.json.orderId}/cancel`);
+    if (cancel.status === 202) {
+      assert.equal(await redeemed(code), 0, 'the cancelled order gave its redemption back');
+      assert.equal(
+        (await call('POST', `/v1/orders/${first.json.orderId}/cancel`)).status,
+        202,
+        'cancel is idempotent',
+      );
+      assert.equal((await checkout(checkoutBody(sku, { voucherCode: code }))).status, 202);
+    } else {
+      // The real payment service was quicker than us: once paid, a cancel is refused.
+      assert.equal(cancel.status, 409);
+      assert.equal(cancel.json.error, 'ORDER_NOT_CANCELLABLE');
+    }
+  });
+
+  it('given 1,000 redemptions and 1,100 concurrent checkouts, redeems exactly 1,000', async () => {
+    const sku = uniqueSku('VHOT');
+    await priceSku(sku);
+    await stockSku(sku, 2_000);
+    const code = await newVoucher(1_000);
+    const started = Date.now();
+    const answers = await pool(Array.from({ length: 1_100 }), 100, () =>
+      checkout(checkoutBody(sku, { voucherCode: code }), randomUUID()),
+    );
+    const ms = Date.now() - started;
+    const accepted = answers.filter((a) => a.status === 202).length;
+    const exhausted = answers.filter((a) => a.json.error === 'VOUCHER_EXHAUSTED').length;
+    assert.equal(
+      accepted,
+      1_000,
+      `accepted ${accepted}; others: ${[...new Set(answers.filter((a) => a.status !== 202).map((a) => a.text))].slice(0, 3)}`,
+    );
+    assert.equal(exhausted, 100);
+    assert.equal(await redeemed(code), 1_000);
+    const [rows] = await db.query(
+      `SELECT count(*) AS n FROM voucher_redemptions WHERE code = $1 AND returned_at IS NULL`,
+      [code],
+    );
+    assert.equal(Number(rows.n), 1_000);
+    console.log(`1,100 voucher checkouts in ${ms} ms (${Math.round(1_100_000 / ms)}/s)`);
+    assert.ok(ms < 60_000);
+  });
+
+  it('gives the redemption back when inventory rejects the order', async () => {
+    const sku = uniqueSku('VREJ'); // priced, but inventory has no stock for it
+    await priceSku(sku);
+    const code = await newVoucher(5);
+    const r = await checkout(checkoutBody(sku, { voucherCode: code }));
+    assert.equal(r.status, 202);
+    assert.equal(await redeemed(code), 1);
+    const inventoryAnswered = await waitFor(
+      'inventory to react to the order',
+      async () => {
+        const o = await call('GET', `/v1/orders/${r.json.orderId}`);
+        return o.json.status !== 'PENDING' ? o.json.status : undefined;
+      },
+      { timeoutMs: 15_000 },
+    ).catch(() => 'PENDING');
+    if (inventoryAnswered === 'PENDING') return; // inventory service not consuming: covered by the saga spec
+    assert.equal(inventoryAnswered, 'REJECTED');
+    assert.equal(await redeemed(code), 0);
+  });
+});
