@@ -1,0 +1,290 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { EventType, PayloadOf, SagaEvent, validateEvent } from '@checkout/contracts';
+import { HandlerMap, OutboxWriter } from '@checkout/messaging';
+import { scratchDatabase } from '@checkout/testing';
+import { CatalogRepository } from '../src/catalog/database/catalog.repository';
+import { MIGRATIONS } from '../src/migrations';
+import { orderSagaHandlers } from '../src/orders/consumers/saga-events.consumer';
+import { OrderRepository } from '../src/orders/database/order.repository';
+
+const tenantId = 'acme';
+const orders = new OrderRepository();
+const catalog = new CatalogRepository();
+const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
+
+/** An envelope of type T for the order, as another service would publish it. */
+function event<T extends EventType>(type: T, orderId: string, payload: PayloadOf<T>): SagaEvent<T> {
+  return validateEvent({
+    eventId: randomUUID(),
+    type,
+    version: 1,
+    occurredAt: new Date().toISOString(),
+    tenantId,
+    sagaId: orderId,
+    correlationId: orderId,
+    causationId: null,
+    traceparent: null,
+    sequence: 1,
+    payload,
+  }) as SagaEvent<T>;
+}
+
+describe('order saga reactions (handlers on a scratch order database): given events, expect state and events', () => {
+  let scratch: Awaited<ReturnType<typeof scratchDatabase>>;
+  let db: DataSource;
+  let handlers: HandlerMap;
+  const gateCalls: string[] = [];
+  const inbox = new Set<string>();
+
+  before(async () => {
+    scratch = await scratchDatabase('order_saga', MIGRATIONS, 5);
+    db = scratch.dataSource;
+    handlers = orderSagaHandlers({
+      orders,
+      catalog,
+      outbox: new OutboxWriter('order'),
+      gate: {
+        giveBack: async (_t, hold, why) => void (hold && gateCalls.push(`giveBack:${hold}:${why}`)),
+        settle: async (_t, hold) => void (hold && gateCalls.push(`settle:${hold}`)),
+      },
+      logger: quiet,
+    });
+  });
+  after(async () => {
+    await scratch.drop();
+  });
+
+  /** What the consumer runtime does: inbox row and handler in one transaction; a redelivery is skipped. */
+  const deliver = async (e: SagaEvent) => {
+    if (inbox.has(e.eventId)) return;
+    await db.transaction(async (tx) => {
+      await (handlers[e.type] as (ev: SagaEvent, t: typeof tx) => Promise<void>)(e, tx);
+    });
+    inbox.add(e.eventId);
+  };
+
+  const newOrder = async (opts: { voucher?: string; hold?: string } = {}) => {
+    const id = randomUUID();
+    await db.transaction(async (tx) => {
+      await orders.insert(tx, {
+        id,
+        tenantId,
+        customerId: 'c1',
+        currency: 'VND',
+        lines: [{ sku: 'SKU-1', quantity: 2, unitPrice: 50_000, discount: 10_000, lineTotal: 90_000 }],
+        subtotal: 100_000,
+        discount: 10_000,
+        total: 90_000,
+        voucherCode: opts.voucher ?? null,
+        paymentToken: 'tok_success',
+        gateHoldId: opts.hold ?? null,
+        idempotencyKey: randomUUID(),
+      });
+      if (opts.voucher) assert.notEqual(await catalog.redeemVoucher(tx, tenantId, opts.voucher, id), null);
+    });
+    return id;
+  };
+  const status = async (id: string) => (await orders.find(db, tenantId, id))!;
+  const published = async (id: string) =>
+    (await db.query(`SELECT type, payload FROM outbox WHERE saga_id = $1 ORDER BY sequence`, [id])) as {
+      type: string;
+      payload: SagaEvent;
+    }[];
+
+  const reserved = (id: string) =>
+    event('inventory.reserved', id, {
+      orderId: id,
+      lines: [{ sku: 'SKU-1', quantity: 2 }],
+      expiresAt: new Date(Date.now() + 600_000).toISOString(),
+      customerId: 'c1',
+      amount: 90_000,
+      currency: 'VND',
+      paymentToken: 'tok_success',
+    });
+  const paymentId = randomUUID();
+  const succeeded = (id: string) =>
+    event('payment.succeeded', id, {
+      orderId: id,
+      paymentId,
+      amount: 90_000,
+      currency: 'VND',
+      pspReference: 'ch_1',
+      source: 'webhook',
+      succeededAt: '2026-12-02T12:00:00.000Z',
+    });
+  const committed = (id: string) =>
+    event('inventory.committed', id, {
+      orderId: id,
+      lines: [{ sku: 'SKU-1', quantity: 2 }],
+      reReserved: false,
+    });
+  const failed = (id: string) =>
+    event('payment.failed', id, { orderId: id, paymentId, reason: 'declined', source: 'webhook' });
+
+  it('given reserved, succeeded, committed: PAID with one order.paid carrying the snapshot and the payment', async () => {
+    const id = await newOrder({ hold: 'h-paid' });
+    await deliver(reserved(id));
+    assert.equal((await status(id)).status, 'AWAITING_PAYMENT');
+    await deliver(succeeded(id));
+    assert.equal(
+      (await status(id)).status,
+      'AWAITING_PAYMENT',
+      'money alone is not PAID: stock not committed yet',
+    );
+    assert.equal((await status(id)).paymentState, 'succeeded');
+    await deliver(committed(id));
+    const o = await status(id);
+    assert.equal(o.status, 'PAID');
+    const paid = (await published(id)).filter((e) => e.type === 'order.paid');
+    assert.equal(paid.length, 1);
+    assert.deepEqual(paid[0].payload.payload, {
+      orderId: id,
+      tenantId,
+      customerId: 'c1',
+      currency: 'VND',
+      lines: [{ sku: 'SKU-1', quantity: 2, unitPrice: 50_000, discount: 10_000, lineTotal: 90_000 }],
+      subtotal: 100_000,
+      discount: 10_000,
+      total: 90_000,
+      voucherCode: null,
+      paymentId,
+      pspReference: 'ch_1',
+      paidAt: '2026-12-02T12:00:00.000Z',
+    });
+    assert.ok(gateCalls.includes('settle:h-paid'));
+    const history = await orders.history(db, id);
+    assert.deepEqual(
+      history.map((h) => h.to),
+      ['PENDING', 'AWAITING_PAYMENT', 'PAID'],
+    );
+  });
+
+  it('given committed before succeeded before reserved (out of order), still PAID once, and never backwards', async () => {
+    const id = await newOrder();
+    await deliver(committed(id));
+    await deliver(succeeded(id));
+    assert.equal((await status(id)).status, 'PAID');
+    await deliver(reserved(id)); // late
+    await deliver(failed(id)); // stale failure after the success
+    await deliver(
+      event('inventory.rejected', id, {
+        orderId: id,
+        lines: [{ sku: 'SKU-1', quantity: 2 }],
+        shortSkus: ['SKU-1'],
+        reason: 'insufficient_stock',
+      }),
+    );
+    const o = await status(id);
+    assert.equal(o.status, 'PAID');
+    assert.equal(o.paymentState, 'succeeded');
+    assert.equal((await published(id)).filter((e) => e.type === 'order.paid').length, 1);
+    await deliver(
+      event('fulfillment.shipment-created', id, {
+        orderId: id,
+        shipmentId: randomUUID(),
+        carrier: 'ghn',
+        trackingNumber: 'T1',
+      }),
+    );
+    assert.equal((await status(id)).status, 'SHIPPED');
+    await deliver(committed(id)); // a new duplicate event id: still nothing
+    assert.equal((await status(id)).status, 'SHIPPED');
+  });
+
+  it('given duplicates of every event, applies each once', async () => {
+    const id = await newOrder();
+    const r = reserved(id);
+    const s = succeeded(id);
+    const c = committed(id);
+    for (const e of [r, r, s, c, s, c, r]) await deliver(e);
+    // The same facts under new event ids (a producer retry) change nothing either.
+    await deliver(committed(id));
+    await deliver(succeeded(id));
+    assert.equal((await status(id)).status, 'PAID');
+    assert.equal((await published(id)).filter((e) => e.type === 'order.paid').length, 1);
+    assert.equal((await orders.history(db, id)).length, 3);
+  });
+
+  it('given payment.failed: CANCELLED, order.cancelled(payment_failed), voucher and gate units back; a late success does not revive it', async () => {
+    await db.query(
+      `INSERT INTO vouchers (tenant_id, code, percent_off, max_redemptions) VALUES ('acme', 'SAGA10', 10, 5)`,
+    );
+    const id = await newOrder({ voucher: 'SAGA10', hold: 'h-failed' });
+    await deliver(reserved(id));
+    await deliver(failed(id));
+    await deliver(failed(id));
+    const o = await status(id);
+    assert.equal(o.status, 'CANCELLED');
+    assert.equal(o.paymentState, 'failed');
+    const cancelled = (await published(id)).filter((e) => e.type === 'order.cancelled');
+    assert.equal(cancelled.length, 1);
+    assert.deepEqual(cancelled[0].payload.payload, {
+      orderId: id,
+      reason: 'payment_failed',
+      refundIfCharged: false,
+    });
+    assert.equal((await catalog.voucher(db, tenantId, 'SAGA10'))!.redeemed, 0);
+    assert.ok(gateCalls.some((c) => c.startsWith('giveBack:h-failed')));
+    await deliver(succeeded(id));
+    await deliver(committed(id));
+    assert.equal((await status(id)).status, 'CANCELLED');
+  });
+
+  it('given inventory.rejected: REJECTED, voucher returned once', async () => {
+    await db.query(
+      `INSERT INTO vouchers (tenant_id, code, percent_off, max_redemptions) VALUES ('acme', 'REJ10', 10, 5)`,
+    );
+    const id = await newOrder({ voucher: 'REJ10', hold: 'h-rej' });
+    const rej = event('inventory.rejected', id, {
+      orderId: id,
+      lines: [{ sku: 'SKU-1', quantity: 2 }],
+      shortSkus: ['SKU-1'],
+      reason: 'insufficient_stock',
+    });
+    await deliver(rej);
+    await deliver(event('inventory.rejected', id, rej.payload));
+    assert.equal((await status(id)).status, 'REJECTED');
+    assert.equal((await catalog.voucher(db, tenantId, 'REJ10'))!.redeemed, 0);
+    await deliver(reserved(id));
+    assert.equal((await status(id)).status, 'REJECTED');
+  });
+
+  it('given backordered then refunded: BACKORDERED, then REFUNDED, never back', async () => {
+    const id = await newOrder();
+    await deliver(reserved(id));
+    await deliver(succeeded(id));
+    await deliver(
+      event('inventory.backordered', id, { orderId: id, lines: [{ sku: 'SKU-1', quantity: 2 }] }),
+    );
+    assert.equal((await status(id)).status, 'BACKORDERED');
+    await deliver(committed(id));
+    assert.equal((await status(id)).status, 'BACKORDERED', 'a late commit does not make it PAID');
+    await deliver(
+      event('payment.refunded', id, {
+        orderId: id,
+        paymentId,
+        amount: 90_000,
+        currency: 'VND',
+        pspRefundId: 're_1',
+        reason: 'unavailable',
+      }),
+    );
+    const o = await status(id);
+    assert.equal(o.status, 'REFUNDED');
+    assert.equal(o.paymentState, 'refunded');
+    await deliver(succeeded(id));
+    assert.equal((await status(id)).paymentState, 'refunded');
+  });
+
+  it('ignores events for an order it does not know (another tenant or another system)', async () => {
+    const id = randomUUID();
+    await deliver(reserved(id));
+    await deliver(succeeded(id));
+    await deliver(committed(id));
+    assert.equal(await orders.find(db, tenantId, id), undefined);
+    assert.equal((await published(id)).length, 0);
+  });
+});
