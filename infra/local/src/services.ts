@@ -25,18 +25,19 @@ export function serviceEnv(config: StackConfig, name: string): Record<string, st
     DEV_SEED: 'true',
     // PSP simulator timings, short so that the integration specs run fast (tok_timeout_*, tok_3ds, late webhooks).
     PSP_SIM_WEBHOOK_DELAY_MS: '150',
-    PSP_SIM_HANG_MS: '2500',
-    PSP_SIM_TIMEOUT_WEBHOOK_DELAY_MS: '3000',
+    PSP_SIM_HANG_MS: '3000',
+    PSP_SIM_TIMEOUT_WEBHOOK_DELAY_MS: '4000',
     PSP_SIM_3DS_DELAY_MS: '1500',
     PSP_SIM_LATE_WEBHOOK_DELAY_MS: '8000',
     PSP_SIM_LOST_SETTLE_MS: '200',
     // Payment: a short PSP timeout, fast reconciliation and refund retries for the local stack.
-    PAYMENT_PSP_TIMEOUT_MS: '800',
+    PAYMENT_PSP_TIMEOUT_MS: '1000',
     PAYMENT_PSP_RETRIES: '1',
     PAYMENT_RECONCILE_INTERVAL_MS: '1000',
     PAYMENT_RECONCILE_AFTER_MS: '3000',
     PAYMENT_ORPHAN_SWEEP_INTERVAL_MS: '2000',
     PAYMENT_ORPHAN_MIN_AGE_MS: '4000',
+    PAYMENT_ORPHAN_WINDOW_MS: '300000',
     PAYMENT_REFUND_BACKOFF_MS: '200',
     PAYMENT_REFUND_MAX_ATTEMPTS: '4',
     // Fulfillment: the simulated carrier refuses these SKUs / customers (shipment-failed paths), a fast notifier.

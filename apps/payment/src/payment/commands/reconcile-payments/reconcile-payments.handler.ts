@@ -59,7 +59,12 @@ export class ReconcilePaymentsHandler implements OnApplicationBootstrap, OnAppli
           RETURNING *`,
         [this.config.PAYMENT_RECONCILE_AFTER_MS],
       );
-      await Promise.all(stuck.map((row) => this.reconcileOne(row)));
+      // A few at a time, and stop the round when the PSP does not answer: a storm of lookups would keep its
+      // breaker open. The rest were stamped and come back next round.
+      for (let i = 0; i < stuck.length; i += 8) {
+        const answers = await Promise.all(stuck.slice(i, i + 8).map((row) => this.reconcileOne(row)));
+        if (answers.includes(false)) break;
+      }
       return stuck.length;
     } catch (error) {
       this.logger.error({ err: String(error) }, 'reconciliation failed');
@@ -69,20 +74,21 @@ export class ReconcilePaymentsHandler implements OnApplicationBootstrap, OnAppli
     }
   }
 
-  private async reconcileOne(row: PaymentRow): Promise<void> {
+  /** Settles one attempt from the PSP's view; false when the PSP did not answer. */
+  private async reconcileOne(row: PaymentRow): Promise<boolean> {
     const found = await this.psp.chargesByReference(row.psp_account, row.order_id);
     if (found.kind !== 'ok') {
       this.logger.warn({ paymentId: row.id, why: found.kind === 'rejected' ? found.code : found.reason }, 'PSP lookup failed');
-      return;
+      return false;
     }
     const charge = found.value.find((c) => c.metadata?.paymentId === row.id);
     this.logger.info({ paymentId: row.id, state: row.state, pspStatus: charge?.status ?? 'none' }, 'reconciling payment');
     if (!charge) {
       // The PSP never got our request: asking again with the same key cannot charge twice.
-      await this.charge.execute(row);
-      return;
+      return (await this.charge.execute(row)).kind !== 'unavailable';
     }
     await this.charge.apply(row, { kind: 'ok', value: charge }, 'reconciliation');
+    return true;
   }
 
   private async refreshGauges(): Promise<void> {
