@@ -1,6 +1,6 @@
 import { EntityManager } from 'typeorm';
 import { NotificationKind } from '../domain';
-import { sql } from '../../database/sql';
+import { lockOrder, sql } from '../../database/sql';
 
 /** A notification as stored and as the HTTP API shows it. */
 export interface NotificationRow {
@@ -51,13 +51,17 @@ export async function insertNotification(tx: EntityManager, n: NewNotification):
   return rowCount === 1;
 }
 
-/** Remembers the order's customer and gives it to the order's notifications still without a recipient. */
+/**
+ * Remembers the order's customer and gives it to the order's notifications still without a recipient. Takes
+ * the order's lock, as customerOf's callers do, so that an email queued concurrently is never left behind.
+ */
 export async function rememberCustomer(
   tx: EntityManager,
   tenantId: string,
   orderId: string,
   customerId: string,
 ): Promise<void> {
+  await lockOrder(tx, tenantId, orderId);
   await sql(
     tx,
     `INSERT INTO fulfillment_order (tenant_id, order_id, customer_id) VALUES ($1, $2, $3)
@@ -72,8 +76,9 @@ export async function rememberCustomer(
   );
 }
 
-/** The order's customer, if fulfillment has seen order.created or order.paid for it. */
+/** The order's customer, if fulfillment has seen order.created or order.paid for it; takes the order's lock. */
 export async function customerOf(tx: EntityManager, tenantId: string, orderId: string): Promise<string | null> {
+  await lockOrder(tx, tenantId, orderId);
   const { rows } = await sql<{ customer_id: string | null }>(
     tx,
     `SELECT customer_id FROM fulfillment_order WHERE tenant_id = $1 AND order_id = $2`,
