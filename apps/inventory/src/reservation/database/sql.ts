@@ -18,7 +18,7 @@ export async function sql<R = Record<string, unknown>>(
   return { rows: (result.records ?? []) as R[], rowCount: result.affected ?? result.records?.length ?? 0 };
 }
 
-/** Runs fn between a savepoint and its release; rolls back to the savepoint when fn says so. */
+/** Runs fn after a savepoint; rolls back to the savepoint when fn says so. */
 export async function withSavepoint<T>(
   tx: EntityManager,
   name: string,
@@ -26,9 +26,12 @@ export async function withSavepoint<T>(
 ): Promise<T> {
   await tx.query(`SAVEPOINT ${name}`);
   const { keep, value } = await fn();
-  // Rolling back to the savepoint also drops the row locks taken after it.
-  if (!keep) await tx.query(`ROLLBACK TO SAVEPOINT ${name}`);
-  await tx.query(`RELEASE SAVEPOINT ${name}`);
+  if (!keep) {
+    // Rolling back to the savepoint also drops the row locks taken after it.
+    await tx.query(`ROLLBACK TO SAVEPOINT ${name}`);
+    await tx.query(`RELEASE SAVEPOINT ${name}`);
+  }
+  // A kept savepoint is left for COMMIT to release: one round trip less while a hot stock row is locked.
   return value;
 }
 
