@@ -30,7 +30,8 @@ export class FulfillmentMetrics {
           shipments.reset();
           for (const r of s) shipments.set({ tenant: r.tenant_id, status: r.status }, r.count);
           notifications.reset();
-          for (const r of n) notifications.set({ tenant: r.tenant_id, kind: r.kind, status: r.status }, r.count);
+          for (const r of n)
+            notifications.set({ tenant: r.tenant_id, kind: r.kind, status: r.status }, r.count);
         })
         .catch(() => undefined) // a scrape while the DB is away keeps the last values
         .finally(() => (pending = null));

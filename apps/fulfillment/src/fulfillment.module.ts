@@ -3,7 +3,13 @@ import { PinoLogger } from 'nestjs-pino';
 import { Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
 import { OutboxWriter } from '@checkout/messaging';
-import { ConsumerHost, EVENT_HANDLERS, METRICS_REGISTRY, OUTBOX_WRITER, TenantRegistry } from '@checkout/service-kit';
+import {
+  ConsumerHost,
+  EVENT_HANDLERS,
+  METRICS_REGISTRY,
+  OUTBOX_WRITER,
+  TenantRegistry,
+} from '@checkout/service-kit';
 import { FulfillmentConfig } from './config/fulfillment.config';
 import { fulfillmentHandlers } from './consumers/fulfillment.handlers';
 import { FulfillmentMetrics } from './fulfillment.metrics';
@@ -34,7 +40,11 @@ export class FulfillmentModule {
             }),
           inject: [OUTBOX_WRITER],
         },
-        { provide: CancelShipment, useFactory: (outbox: OutboxWriter) => new CancelShipment(outbox), inject: [OUTBOX_WRITER] },
+        {
+          provide: CancelShipment,
+          useFactory: (outbox: OutboxWriter) => new CancelShipment(outbox),
+          inject: [OUTBOX_WRITER],
+        },
         {
           provide: RecordNotification,
           useValue: new RecordNotification({ apologyPercentOff: config.APOLOGY_VOUCHER_PERCENT_OFF }),

@@ -43,7 +43,10 @@ describe('customer notifications, through the outboxes, Debezium and Kafka', () 
   });
 
   it('given payment.failed, the customer of the order gets a payment-failed email', async () => {
-    const created = orderCreatedPayload({ customerId: unique('it-customer'), lines: [{ sku: unique('IT-N'), quantity: 1, unitPrice: 1000, discount: 0, lineTotal: 1000 }] });
+    const created = orderCreatedPayload({
+      customerId: unique('it-customer'),
+      lines: [{ sku: unique('IT-N'), quantity: 1, unitPrice: 1000, discount: 0, lineTotal: 1000 }],
+    });
     await publishers.publish('order', 'order.created', created);
 
     await publishers.publish('payment', 'payment.failed', {

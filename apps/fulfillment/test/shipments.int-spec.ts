@@ -84,7 +84,10 @@ describe('fulfillment shipments, through the outboxes, Debezium and Kafka', () =
 
     const [message] = await topics.waitFor(byOrder('fulfillment.shipment-failed', paid.orderId));
     const { payload } = message.json<{ payload: { lines: unknown[]; reason: string } }>();
-    assert.deepEqual(payload.lines, paid.lines.map((l) => ({ sku: l.sku, quantity: l.quantity })));
+    assert.deepEqual(
+      payload.lines,
+      paid.lines.map((l) => ({ sku: l.sku, quantity: l.quantity })),
+    );
     assert.equal(payload.reason, `carrier_refused_sku: ${sku}`);
     const shipment = await shipmentWhere(paid.orderId, (s) => s.status === 'failed');
     assert.equal(shipment.trackingNumber, null);
@@ -98,7 +101,10 @@ describe('fulfillment shipments, through the outboxes, Debezium and Kafka', () =
     await publishers.publish('order', 'order.paid', paid);
 
     const [message] = await topics.waitFor(byOrder('fulfillment.shipment-failed', paid.orderId));
-    assert.equal(message.json<{ payload: { reason: string } }>().payload.reason, 'carrier_undeliverable_address');
+    assert.equal(
+      message.json<{ payload: { reason: string } }>().payload.reason,
+      'carrier_undeliverable_address',
+    );
   });
 
   it('given payment.refunded after the shipment was created, cancels it and publishes shipment-cancelled once', async () => {
@@ -165,7 +171,9 @@ describe('fulfillment shipments, through the outboxes, Debezium and Kafka', () =
     });
     await consumed(fulfillment, afterFailure);
     assert.equal((await shipmentsOf(failing.orderId))[0].status, 'failed');
-    assert.deepEqual(await fulfillmentEventsOf(fulfillment, failing.orderId), ['fulfillment.shipment-failed']);
+    assert.deepEqual(await fulfillmentEventsOf(fulfillment, failing.orderId), [
+      'fulfillment.shipment-failed',
+    ]);
   });
 
   it('parks an invalid order.paid and one of an unknown tenant on the DLQ, changing nothing', async () => {
@@ -186,8 +194,9 @@ describe('fulfillment shipments, through the outboxes, Debezium and Kafka', () =
     const foreign = orderPaid({ tenantId: 'nobody' });
     await publishers.publish('order', 'order.paid', foreign, { tenantId: 'nobody' });
 
-    const fromFulfillment = (orderId: string) => (m: { topic: string; key: string | null; headers: Record<string, string> }) =>
-      byOrder('order.paid.dlq', orderId)(m) && m.headers['dlq-consumer'] === 'fulfillment';
+    const fromFulfillment =
+      (orderId: string) => (m: { topic: string; key: string | null; headers: Record<string, string> }) =>
+        byOrder('order.paid.dlq', orderId)(m) && m.headers['dlq-consumer'] === 'fulfillment';
     const [parkedInvalid] = await topics.waitFor(fromFulfillment(invalid.orderId));
     assert.equal(parkedInvalid.headers['dlq-code'], 'CONTRACT.INVALID_PAYLOAD');
     assert.match(parkedInvalid.headers['dlq-reason'], /payload\.total/);

@@ -2,3 +2,4 @@ export * from './kafka';
 export * from './database';
 export * from './events';
 export { waitFor, loadStackConfig } from '@checkout/local-stack';
+export * from './conservation';

@@ -14,7 +14,8 @@ export function requireKnownSaga(
   payloadTenantId?: string,
 ): void {
   const broken = (code: FulfillmentError['code'], message: string) => new NonRetryableError(code, message);
-  if (!tenants.get(event.tenantId)) throw broken('FULFILLMENT.UNKNOWN_TENANT', `unknown tenant ${event.tenantId}`);
+  if (!tenants.get(event.tenantId))
+    throw broken('FULFILLMENT.UNKNOWN_TENANT', `unknown tenant ${event.tenantId}`);
   if (event.sagaId !== orderId)
     throw broken('FULFILLMENT.SAGA_MISMATCH', `sagaId ${event.sagaId} is not orderId ${orderId}`);
   if (payloadTenantId !== undefined && payloadTenantId !== event.tenantId)

@@ -5,7 +5,10 @@ import { RecordNotification } from '../commands';
 
 /** inventory.unavailable-after-payment -> the apology email with a voucher code (payment refunds). */
 export const onUnavailableAfterPayment =
-  (tenants: TenantRegistry, notify: RecordNotification): EventHandler<'inventory.unavailable-after-payment'> =>
+  (
+    tenants: TenantRegistry,
+    notify: RecordNotification,
+  ): EventHandler<'inventory.unavailable-after-payment'> =>
   async (event, tx) => {
     requireKnownSaga(tenants, event, event.payload.orderId);
     await notify.apologise(tx, event.tenantId, event.payload, event);

@@ -77,7 +77,11 @@ export async function rememberCustomer(
 }
 
 /** The order's customer, if fulfillment has seen order.created or order.paid for it; takes the order's lock. */
-export async function customerOf(tx: EntityManager, tenantId: string, orderId: string): Promise<string | null> {
+export async function customerOf(
+  tx: EntityManager,
+  tenantId: string,
+  orderId: string,
+): Promise<string | null> {
   await lockOrder(tx, tenantId, orderId);
   const { rows } = await sql<{ customer_id: string | null }>(
     tx,

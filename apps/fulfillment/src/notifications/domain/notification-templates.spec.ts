@@ -35,7 +35,12 @@ describe('customer emails', () => {
   });
 
   it('the apology names the missing SKUs, promises the refund and carries the voucher code', () => {
-    const email = outOfStockApologyEmail({ orderId, skus: ['SKU-9'], voucherCode: 'SORRY-ABCDEFGHJK', percentOff: 10 });
+    const email = outOfStockApologyEmail({
+      orderId,
+      skus: ['SKU-9'],
+      voucherCode: 'SORRY-ABCDEFGHJK',
+      percentOff: 10,
+    });
     assert.equal(email.subject, 'Sorry: we could not fulfil your order 7F3C2A10');
     assert.match(email.body, /SKU-9 turned out to be out of stock/);
     assert.match(email.body, /refunded in full/);
@@ -55,7 +60,10 @@ describe('apology voucher codes', () => {
   });
 
   it('come from the random source, so two draws differ', () => {
-    assert.equal(generateVoucherCode(() => new Uint8Array(10)), 'SORRY-AAAAAAAAAA');
+    assert.equal(
+      generateVoucherCode(() => new Uint8Array(10)),
+      'SORRY-AAAAAAAAAA',
+    );
     assert.notEqual(generateVoucherCode(), generateVoucherCode());
   });
 });

@@ -6,7 +6,11 @@ import { CancelShipment } from '../commands';
 
 /** payment.refunded -> CancelShipment (a booked shipment is called back; nothing else changes). */
 export const onPaymentRefunded =
-  (tenants: TenantRegistry, cancelShipment: CancelShipment, metrics: FulfillmentMetrics): EventHandler<'payment.refunded'> =>
+  (
+    tenants: TenantRegistry,
+    cancelShipment: CancelShipment,
+    metrics: FulfillmentMetrics,
+  ): EventHandler<'payment.refunded'> =>
   async (event, tx) => {
     const { orderId, reason } = event.payload;
     requireKnownSaga(tenants, event, orderId);

@@ -87,7 +87,11 @@ export async function markOrderRefunded(tx: EntityManager, tenantId: string, ord
 }
 
 /** Whether payment.refunded was already seen for the order. */
-export async function isOrderRefunded(tx: EntityManager, tenantId: string, orderId: string): Promise<boolean> {
+export async function isOrderRefunded(
+  tx: EntityManager,
+  tenantId: string,
+  orderId: string,
+): Promise<boolean> {
   const { rows } = await sql(
     tx,
     `SELECT 1 FROM fulfillment_order WHERE tenant_id = $1 AND order_id = $2 AND refunded_at IS NOT NULL`,

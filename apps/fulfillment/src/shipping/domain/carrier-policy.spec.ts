@@ -22,7 +22,10 @@ describe('carrier booking rules', () => {
       carrier: 'sim-post',
       trackingNumber: trackingNumberOf('sim-post', '0b7c6a8e-52a4-4c4e-9c43-2f0f5f7b8c11'),
     });
-    assert.equal(trackingNumberOf('sim-post', '0b7c6a8e-52a4-4c4e-9c43-2f0f5f7b8c11'), 'SIMP0B7C6A8E52A44C4E');
+    assert.equal(
+      trackingNumberOf('sim-post', '0b7c6a8e-52a4-4c4e-9c43-2f0f5f7b8c11'),
+      'SIMP0B7C6A8E52A44C4E',
+    );
   });
 
   it('refuses a shipment with a flagged SKU, naming every refused SKU once', () => {
@@ -36,7 +39,11 @@ describe('carrier booking rules', () => {
 
   it('refuses a customer whose address the carrier cannot reach', () => {
     const decision = decideBooking(rules, request(['SKU-1'], 'undeliverable-42'));
-    assert.deepEqual(decision, { accepted: false, carrier: 'sim-post', reason: 'carrier_undeliverable_address' });
+    assert.deepEqual(decision, {
+      accepted: false,
+      carrier: 'sim-post',
+      reason: 'carrier_undeliverable_address',
+    });
   });
 
   it('matches exact values, and prefixes only when the pattern ends in *', () => {
@@ -47,7 +54,10 @@ describe('carrier booking rules', () => {
   });
 
   it('with no rules configured, every shipment is booked', () => {
-    const decision = decideBooking({ carrier: 'x', failSkus: [], failCustomers: [] }, request(['UNSHIPPABLE-1']));
+    const decision = decideBooking(
+      { carrier: 'x', failSkus: [], failCustomers: [] },
+      request(['UNSHIPPABLE-1']),
+    );
     assert.equal(decision.accepted, true);
   });
 });

@@ -30,7 +30,11 @@ export function matchesPattern(value: string, pattern: string): boolean {
 
 /** The tracking number the carrier assigns a booked shipment: stable for a shipment id. */
 export function trackingNumberOf(carrier: string, shipmentId: string): string {
-  const prefix = carrier.replace(/[^A-Za-z0-9]/g, '').slice(0, 4).toUpperCase() || 'TRK';
+  const prefix =
+    carrier
+      .replace(/[^A-Za-z0-9]/g, '')
+      .slice(0, 4)
+      .toUpperCase() || 'TRK';
   return `${prefix}${shipmentId.replace(/-/g, '').slice(0, 16).toUpperCase()}`;
 }
 

@@ -43,18 +43,37 @@ export class RecordNotification {
       total: order.total,
       currency: order.currency,
     });
-    return this.queue(tx, { tenantId, orderId: order.orderId, kind: 'order_confirmation', customerId: order.customerId, cause, ...content });
+    return this.queue(tx, {
+      tenantId,
+      orderId: order.orderId,
+      kind: 'order_confirmation',
+      customerId: order.customerId,
+      cause,
+      ...content,
+    });
   }
 
   /** payment.failed -> payment failed. */
   async paymentFailed(tx: EntityManager, tenantId: string, failed: PaymentFailedV1, cause: SagaEvent) {
     const content = paymentFailedEmail({ orderId: failed.orderId, reason: failed.reason });
     const customerId = await customerOf(tx, tenantId, failed.orderId);
-    return this.queue(tx, { tenantId, orderId: failed.orderId, kind: 'payment_failed', customerId, cause, ...content });
+    return this.queue(tx, {
+      tenantId,
+      orderId: failed.orderId,
+      kind: 'payment_failed',
+      customerId,
+      cause,
+      ...content,
+    });
   }
 
   /** inventory.unavailable-after-payment -> apology with a fresh voucher code. */
-  async apologise(tx: EntityManager, tenantId: string, unavailable: InventoryUnavailableAfterPaymentV1, cause: SagaEvent) {
+  async apologise(
+    tx: EntityManager,
+    tenantId: string,
+    unavailable: InventoryUnavailableAfterPaymentV1,
+    cause: SagaEvent,
+  ) {
     const voucherCode = this.voucherCode();
     const content = outOfStockApologyEmail({
       orderId: unavailable.orderId,

@@ -11,7 +11,13 @@ export class LogTransport implements NotificationTransport {
 
   async send(n: ClaimedNotification): Promise<void> {
     this.log(
-      { tenantId: n.tenantId, orderId: n.orderId, kind: n.kind, customerId: n.customerId, subject: n.subject },
+      {
+        tenantId: n.tenantId,
+        orderId: n.orderId,
+        kind: n.kind,
+        customerId: n.customerId,
+        subject: n.subject,
+      },
       'notification sent',
     );
   }

@@ -38,7 +38,8 @@ export class SendNotifications {
         result.failed += 1;
         continue;
       }
-      if (await markSent(this.dataSource, n.notificationId)) result.sent.push({ kind: n.kind, tenantId: n.tenantId });
+      if (await markSent(this.dataSource, n.notificationId))
+        result.sent.push({ kind: n.kind, tenantId: n.tenantId });
     }
     return result;
   }

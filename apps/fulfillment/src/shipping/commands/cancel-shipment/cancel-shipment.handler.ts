@@ -24,7 +24,10 @@ export interface CancelShipmentInput {
 export class CancelShipment {
   constructor(private readonly outbox: OutboxWriter) {}
 
-  async execute(tx: EntityManager, { tenantId, orderId, reason, cause }: CancelShipmentInput): Promise<CancelShipmentOutcome> {
+  async execute(
+    tx: EntityManager,
+    { tenantId, orderId, reason, cause }: CancelShipmentInput,
+  ): Promise<CancelShipmentOutcome> {
     await lockOrder(tx, tenantId, orderId);
     await markOrderRefunded(tx, tenantId, orderId);
     const cancelled = await cancelShipment(tx, tenantId, orderId, reason);

@@ -28,7 +28,10 @@ export class CreateShipment {
     private readonly rules: CarrierRules,
   ) {}
 
-  async execute(tx: EntityManager, { tenantId, order, cause }: CreateShipmentInput): Promise<CreateShipmentOutcome> {
+  async execute(
+    tx: EntityManager,
+    { tenantId, order, cause }: CreateShipmentInput,
+  ): Promise<CreateShipmentOutcome> {
     await lockOrder(tx, tenantId, order.orderId);
     if (await isOrderRefunded(tx, tenantId, order.orderId)) return 'skipped_refunded';
     const shipmentId = randomUUID();
