@@ -32,7 +32,11 @@ export class AppModule {
         ReconcilePaymentsHandler,
         ApplyPspEventHandler,
         ConsumerHost,
-        { provide: EVENT_HANDLERS, useFactory: paymentEventHandlers, inject: [TenantRegistry, RequestRefundHandler] },
+        {
+          provide: EVENT_HANDLERS,
+          useFactory: paymentEventHandlers,
+          inject: [TenantRegistry, RequestRefundHandler],
+        },
       ],
     };
   }

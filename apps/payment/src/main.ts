@@ -1,3 +1,5 @@
+// Tracing first: it instruments http, express and pg as they load.
+import '@checkout/tracing/register';
 import 'reflect-metadata';
 import { IncomingMessage } from 'node:http';
 import { NestFactory } from '@nestjs/core';
@@ -14,7 +16,10 @@ import { loadPaymentConfig } from './config/payment.config';
  */
 async function bootstrap(): Promise<void> {
   const config = loadPaymentConfig();
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.register(config), { bufferLogs: true, bodyParser: false });
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.register(config), {
+    bufferLogs: true,
+    bodyParser: false,
+  });
   app.useLogger(app.get(Logger));
   app.use(
     json({
@@ -32,6 +37,8 @@ async function bootstrap(): Promise<void> {
 }
 
 bootstrap().catch((error: unknown) => {
-  console.error(JSON.stringify({ level: 'fatal', service: 'payment', msg: 'boot failed', err: String(error) }));
+  console.error(
+    JSON.stringify({ level: 'fatal', service: 'payment', msg: 'boot failed', err: String(error) }),
+  );
   process.exit(1);
 });

@@ -52,7 +52,12 @@ export async function sources(): Promise<{ inventory: DataSource; order: DataSou
 }
 
 /** Reserves an order for payment with the given token: inventory.reserved through the inventory outbox. */
-export async function reserve(inventory: DataSource, token: string, tenantId = 'acme', amount = 50_000): Promise<string> {
+export async function reserve(
+  inventory: DataSource,
+  token: string,
+  tenantId = 'acme',
+  amount = 50_000,
+): Promise<string> {
   const orderId = randomUUID();
   await publish(inventory, 'inventory', 'inventory.reserved', tenantId, orderId, {
     orderId,
@@ -68,13 +73,19 @@ export async function reserve(inventory: DataSource, token: string, tenantId = '
 
 /** The order's payments as the tenant sees them. */
 export async function payments(orderId: string, apiKey = 'acme-dev-key'): Promise<PaymentView[]> {
-  const res = await fetch(`${PAYMENT}/v1/payments?orderId=${orderId}`, { headers: { authorization: `Bearer ${apiKey}` } });
+  const res = await fetch(`${PAYMENT}/v1/payments?orderId=${orderId}`, {
+    headers: { authorization: `Bearer ${apiKey}` },
+  });
   if (res.status !== 200) throw new Error(`GET /v1/payments answered ${res.status}`);
   return ((await res.json()) as { payments: PaymentView[] }).payments;
 }
 
 /** Waits until the order's payment is in `state`; returns it. */
-export function paymentIn(orderId: string, state: string | ((p: PaymentView) => boolean), timeoutMs = 30_000) {
+export function paymentIn(
+  orderId: string,
+  state: string | ((p: PaymentView) => boolean),
+  timeoutMs = 30_000,
+) {
   const ok = typeof state === 'string' ? (p: PaymentView) => p.state === state : state;
   return waitFor(
     `payment of ${orderId} in ${typeof state === 'string' ? state : 'the expected state'}`,

@@ -40,7 +40,11 @@ describe('payment: every PSP token ends right, charged at most once', () => {
       const terminal = p.history.filter((h) => h.to === 'succeeded' || h.to === 'failed');
       assert.equal(terminal.length, 1, 'exactly one terminal transition');
       if (c.via) assert.equal(terminal[0].source, c.via);
-      if (c.sawUnknown) assert.ok(p.history.some((h) => h.to === 'unknown'), 'went through unknown, never straight to failed');
+      if (c.sawUnknown)
+        assert.ok(
+          p.history.some((h) => h.to === 'unknown'),
+          'went through unknown, never straight to failed',
+        );
       if (c.token === 'tok_timeout_success') assert.ok(!p.history.some((h) => h.to === 'failed'));
       const l = await ledger(orderId);
       assert.equal(l.charges.length, 1, 'one charge at the PSP whatever the retries');
@@ -59,7 +63,9 @@ describe('payment: every PSP token ends right, charged at most once', () => {
       return x.deliveries.length >= 3 ? x : undefined;
     });
     assert.equal(new Set(l.deliveries.map((d) => d.eventId)).size, 1);
-    const rows = await db.payment.query(`SELECT count(*)::int AS n FROM psp_event WHERE event_id = $1`, [l.deliveries[0].eventId]);
+    const rows = await db.payment.query(`SELECT count(*)::int AS n FROM psp_event WHERE event_id = $1`, [
+      l.deliveries[0].eventId,
+    ]);
     assert.equal(rows[0].n, 1);
   });
 
@@ -67,7 +73,9 @@ describe('payment: every PSP token ends right, charged at most once', () => {
     const orderId = orders.get('tok_out_of_order')!;
     const stale = await waitFor('the stale failure delivered', async () => {
       const x = await ledger(orderId);
-      return x.events.find((e) => e.type === 'charge.failed' && x.deliveries.some((d) => d.eventId === e.id && d.status === 200));
+      return x.events.find(
+        (e) => e.type === 'charge.failed' && x.deliveries.some((d) => d.eventId === e.id && d.status === 200),
+      );
     });
     const [row] = await db.payment.query(`SELECT outcome FROM psp_event WHERE event_id = $1`, [stale.id]);
     assert.equal(row.outcome, 'ignored');

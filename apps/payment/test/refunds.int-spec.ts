@@ -31,10 +31,13 @@ describe('payment: the seed trace, refunds and the orphan sweep', () => {
     await Promise.all(Object.values(db).map((d: DataSource) => d.destroy()));
   });
 
-  it("seed trace: pending -> unknown (timeout) -> webhook succeeded -> duplicate ignored -> late failed ignored -> refunded", async () => {
+  it('seed trace: pending -> unknown (timeout) -> webhook succeeded -> duplicate ignored -> late failed ignored -> refunded', async () => {
     const orderId = await reserve(db.inventory, 'tok_timeout_success');
     const unknown = await paymentIn(orderId, 'unknown');
-    assert.deepEqual(unknown.history.map((h) => h.to), ['created', 'pending', 'unknown']);
+    assert.deepEqual(
+      unknown.history.map((h) => h.to),
+      ['created', 'pending', 'unknown'],
+    );
 
     const succeeded = await paymentIn(orderId, 'succeeded');
     assert.equal(succeeded.history.at(-1)!.source, 'webhook');
@@ -56,7 +59,10 @@ describe('payment: the seed trace, refunds and the orphan sweep', () => {
 
     await unavailable(db.inventory, orderId);
     const refunded = await paymentIn(orderId, 'refunded');
-    assert.deepEqual(refunded.history.map((h) => h.to), ['created', 'pending', 'unknown', 'succeeded', 'refunded']);
+    assert.deepEqual(
+      refunded.history.map((h) => h.to),
+      ['created', 'pending', 'unknown', 'succeeded', 'refunded'],
+    );
     const after = await ledger(orderId);
     assert.equal(after.charges.length, 1);
     assert.equal(after.refunds.length, 1);
@@ -106,7 +112,9 @@ describe('payment: the seed trace, refunds and the orphan sweep', () => {
     assert.equal(parked.state, 'succeeded');
     assert.ok(parked.refund!.attempts >= 2);
     const list = (await (
-      await fetch(`${PAYMENT}/v1/payments/refunds?state=refund_failed`, { headers: { authorization: 'Bearer acme-dev-key' } })
+      await fetch(`${PAYMENT}/v1/payments/refunds?state=refund_failed`, {
+        headers: { authorization: 'Bearer acme-dev-key' },
+      })
     ).json()) as { refunds: { refundId: string }[] };
     assert.ok(list.refunds.some((r) => r.refundId === parked.refund!.refundId));
     const metrics = await (await fetch(`${PAYMENT}/metrics`)).text();
@@ -132,7 +140,11 @@ describe('payment: the seed trace, refunds and the orphan sweep', () => {
     const reference = randomUUID();
     const res = await fetch(`${PSP}/v1/charges`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${ACME.pspAccount}`, 'idempotency-key': reference },
+      headers: {
+        'content-type': 'application/json',
+        authorization: `Bearer ${ACME.pspAccount}`,
+        'idempotency-key': reference,
+      },
       body: JSON.stringify({ amount: 1234, currency: 'VND', token: 'tok_success', reference }),
     });
     assert.equal(res.status, 201);
@@ -145,7 +157,9 @@ describe('payment: the seed trace, refunds and the orphan sweep', () => {
       { timeoutMs: 30_000 },
     );
     const orphans = (await (
-      await fetch(`${PAYMENT}/v1/payments/orphan-charges`, { headers: { authorization: 'Bearer acme-dev-key' } })
+      await fetch(`${PAYMENT}/v1/payments/orphan-charges`, {
+        headers: { authorization: 'Bearer acme-dev-key' },
+      })
     ).json()) as { orphanCharges: { reference: string; action: string }[] };
     assert.equal(orphans.orphanCharges.find((o) => o.reference === reference)?.action, 'refund');
   });

@@ -17,7 +17,13 @@ const post = (body: string, signature?: string) =>
 describe('payment webhooks: signed, deduped, tenant-bound', () => {
   let db: Awaited<ReturnType<typeof sources>>;
   let orderId: string;
-  let event: { id: string; type: string; created: number; account: string; data: { object: Record<string, unknown> } };
+  let event: {
+    id: string;
+    type: string;
+    created: number;
+    account: string;
+    data: { object: Record<string, unknown> };
+  };
 
   before(async () => {
     db = await sources();
@@ -30,7 +36,9 @@ describe('payment webhooks: signed, deduped, tenant-bound', () => {
       type: 'charge.succeeded',
       created: Math.floor(Date.now() / 1000),
       account: ACME.pspAccount,
-      data: { object: { ...charge, status: 'succeeded', metadata: { paymentId: p.paymentId, tenantId: 'acme' } } },
+      data: {
+        object: { ...charge, status: 'succeeded', metadata: { paymentId: p.paymentId, tenantId: 'acme' } },
+      },
     };
   });
 
@@ -39,7 +47,9 @@ describe('payment webhooks: signed, deduped, tenant-bound', () => {
   const unchanged = async () => {
     const [p] = await payments(orderId);
     assert.equal(p.state, 'pending');
-    const rows = await db.payment.query(`SELECT count(*)::int AS n FROM psp_event WHERE event_id = $1`, [event.id]);
+    const rows = await db.payment.query(`SELECT count(*)::int AS n FROM psp_event WHERE event_id = $1`, [
+      event.id,
+    ]);
     assert.equal(rows[0].n, 0, 'no event recorded');
   };
 
@@ -88,7 +98,10 @@ describe('payment webhooks: signed, deduped, tenant-bound', () => {
         return { status: res.status, outcome: ((await res.json()) as { outcome: string }).outcome };
       }),
     );
-    assert.ok(answers.every((a) => a.status === 200), 'every delivery answered 2xx');
+    assert.ok(
+      answers.every((a) => a.status === 200),
+      'every delivery answered 2xx',
+    );
     assert.equal(answers.filter((a) => a.outcome === 'applied').length, 1);
     assert.equal(answers.filter((a) => a.outcome === 'duplicate').length, 199);
     const [p] = await payments(orderId);

@@ -1,3 +1,5 @@
+// Tracing first: it instruments http, express and pg as they load.
+import '@checkout/tracing/register';
 import 'reflect-metadata';
 import { bootstrapService } from '@checkout/service-kit';
 import { AppModule } from './app.module';
@@ -5,6 +7,8 @@ import { loadPspSimulatorConfig } from './config/psp-simulator.config';
 
 const config = loadPspSimulatorConfig();
 bootstrapService(AppModule.register(config), config).catch((error: unknown) => {
-  console.error(JSON.stringify({ level: 'fatal', service: 'psp-simulator', msg: 'boot failed', err: String(error) }));
+  console.error(
+    JSON.stringify({ level: 'fatal', service: 'psp-simulator', msg: 'boot failed', err: String(error) }),
+  );
   process.exit(1);
 });

@@ -40,4 +40,5 @@ export const PaymentConfigSchema = BaseConfigSchema.extend({
 export type PaymentConfig = z.infer<typeof PaymentConfigSchema>;
 
 /** Reads and validates the environment once at boot; throws naming every bad variable. */
-export const loadPaymentConfig = (env: NodeJS.ProcessEnv = process.env): PaymentConfig => parseConfig(PaymentConfigSchema, env);
+export const loadPaymentConfig = (env: NodeJS.ProcessEnv = process.env): PaymentConfig =>
+  parseConfig(PaymentConfigSchema, env);

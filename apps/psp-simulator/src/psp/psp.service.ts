@@ -68,7 +68,13 @@ export class PspService implements OnApplicationShutdown {
   async charge(
     account: string,
     key: string,
-    input: { amount: number; currency: string; token: string; reference: string; metadata: Record<string, string> },
+    input: {
+      amount: number;
+      currency: string;
+      token: string;
+      reference: string;
+      metadata: Record<string, string>;
+    },
   ): Promise<ChargeAnswer> {
     const behaviour = behaviourOf(input.token);
     if (!behaviour) throw new PspRequestError(400, 'TOKEN_INVALID', `unknown payment token ${input.token}`);
@@ -82,7 +88,11 @@ export class PspService implements OnApplicationShutdown {
   }
 
   /** Refunds a charge (once per key). */
-  async refund(account: string, key: string, input: { charge: string; amount?: number; reason?: string | null }): Promise<{ refund: Refund; replayed: boolean }> {
+  async refund(
+    account: string,
+    key: string,
+    input: { charge: string; amount?: number; reason?: string | null },
+  ): Promise<{ refund: Refund; replayed: boolean }> {
     const charge = this.store.charges.get(input.charge);
     await this.beforeProcessing(charge?.reference ?? '', 'refund');
     const answer = this.store.createRefund(account, key, input);
@@ -116,27 +126,34 @@ export class PspService implements OnApplicationShutdown {
     const { latencyMs, jitterMs } = this.knobs;
     const delay = latencyMs + (jitterMs > 0 ? Math.random() * jitterMs : 0);
     if (delay > 0) await this.sleep(delay);
-    const fault = this.faults.find((f) => f.reference === reference && f.operation === operation && f.times > 0);
+    const fault = this.faults.find(
+      (f) => f.reference === reference && f.operation === operation && f.times > 0,
+    );
     if (fault) {
       fault.times -= 1;
       throw new InjectedFailure(fault.status);
     }
-    if (this.knobs.errorMode === 'before' && Math.random() < this.knobs.errorRate) throw new InjectedFailure(500);
+    if (this.knobs.errorMode === 'before' && Math.random() < this.knobs.errorRate)
+      throw new InjectedFailure(500);
   }
 
   private afterProcessing(): void {
-    if (this.knobs.errorMode === 'after' && Math.random() < this.knobs.errorRate) throw new InjectedFailure(500);
+    if (this.knobs.errorMode === 'after' && Math.random() < this.knobs.errorRate)
+      throw new InjectedFailure(500);
   }
 
   /** Schedules settlement and webhooks of a new charge as its token says. */
   private afterCreated(charge: Charge): void {
     const behaviour = behaviourOf(charge.token)!;
     const c = this.config;
-    const type = (ch: Charge): WebhookEvent['type'] => (ch.status === 'succeeded' ? 'charge.succeeded' : 'charge.failed');
+    const type = (ch: Charge): WebhookEvent['type'] =>
+      ch.status === 'succeeded' ? 'charge.succeeded' : 'charge.failed';
     switch (behaviour.webhook) {
       case 'once':
         if (behaviour.settle === 'now') {
-          this.later(c.PSP_SIM_WEBHOOK_DELAY_MS, () => this.deliver(this.store.newEvent(type(charge), charge)));
+          this.later(c.PSP_SIM_WEBHOOK_DELAY_MS, () =>
+            this.deliver(this.store.newEvent(type(charge), charge)),
+          );
         } else {
           const delay = behaviour.settle === '3ds' ? c.PSP_SIM_3DS_DELAY_MS : c.PSP_SIM_LATE_WEBHOOK_DELAY_MS;
           this.later(delay, () => {
@@ -146,7 +163,9 @@ export class PspService implements OnApplicationShutdown {
         }
         break;
       case 'after-hang':
-        this.later(c.PSP_SIM_TIMEOUT_WEBHOOK_DELAY_MS, () => this.deliver(this.store.newEvent(type(charge), charge)));
+        this.later(c.PSP_SIM_TIMEOUT_WEBHOOK_DELAY_MS, () =>
+          this.deliver(this.store.newEvent(type(charge), charge)),
+        );
         break;
       case 'three-times':
         this.later(c.PSP_SIM_WEBHOOK_DELAY_MS, async () => {
@@ -155,7 +174,10 @@ export class PspService implements OnApplicationShutdown {
         });
         break;
       case 'none':
-        this.later(c.PSP_SIM_LOST_SETTLE_MS, async () => void this.store.settle(charge.id, behaviour.outcome));
+        this.later(
+          c.PSP_SIM_LOST_SETTLE_MS,
+          async () => void this.store.settle(charge.id, behaviour.outcome),
+        );
         break;
       case 'success-then-stale-failure':
         this.later(c.PSP_SIM_WEBHOOK_DELAY_MS, async () => {
@@ -179,7 +201,10 @@ export class PspService implements OnApplicationShutdown {
       try {
         const res = await fetch(`${this.config.PAYMENT_URL}/v1/psp/webhooks`, {
           method: 'POST',
-          headers: { 'content-type': 'application/json', 'psp-signature': signatureHeader(tenant.webhookSecret, body) },
+          headers: {
+            'content-type': 'application/json',
+            'psp-signature': signatureHeader(tenant.webhookSecret, body),
+          },
           body,
           signal: AbortSignal.timeout(10_000),
         });

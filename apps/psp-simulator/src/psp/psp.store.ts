@@ -90,14 +90,30 @@ export class PspStore {
   createCharge(
     account: string,
     key: string,
-    input: { amount: number; currency: string; token: string; reference: string; metadata: Record<string, string> },
+    input: {
+      amount: number;
+      currency: string;
+      token: string;
+      reference: string;
+      metadata: Record<string, string>;
+    },
     initialStatus: Charge['status'],
   ): { charge: Charge; replayed: boolean } {
-    const fingerprint = JSON.stringify(['charge', input.amount, input.currency, input.token, input.reference]);
+    const fingerprint = JSON.stringify([
+      'charge',
+      input.amount,
+      input.currency,
+      input.token,
+      input.reference,
+    ]);
     const existing = this.idempotency.get(`${account}:${key}`);
     if (existing) {
       if (existing.fingerprint !== fingerprint)
-        throw new PspRequestError(422, 'IDEMPOTENCY_KEY_REUSED', 'this Idempotency-Key was used with another request');
+        throw new PspRequestError(
+          422,
+          'IDEMPOTENCY_KEY_REUSED',
+          'this Idempotency-Key was used with another request',
+        );
       return { charge: this.charges.get(existing.objectId)!, replayed: true };
     }
     const now = new Date();
@@ -141,16 +157,22 @@ export class PspStore {
     const existing = this.idempotency.get(`${account}:${key}`);
     if (existing) {
       if (existing.fingerprint !== fingerprint)
-        throw new PspRequestError(422, 'IDEMPOTENCY_KEY_REUSED', 'this Idempotency-Key was used with another request');
+        throw new PspRequestError(
+          422,
+          'IDEMPOTENCY_KEY_REUSED',
+          'this Idempotency-Key was used with another request',
+        );
       return { refund: this.refunds.get(existing.objectId)!, replayed: true };
     }
     const charge = this.charges.get(input.charge);
-    if (!charge || charge.account !== account) throw new PspRequestError(404, 'NO_SUCH_CHARGE', 'no such charge');
+    if (!charge || charge.account !== account)
+      throw new PspRequestError(404, 'NO_SUCH_CHARGE', 'no such charge');
     if (charge.status !== 'succeeded')
       throw new PspRequestError(400, 'CHARGE_NOT_CAPTURED', `charge is ${charge.status}, nothing to refund`);
     const remaining = charge.amount - charge.amountRefunded;
     const amount = input.amount ?? remaining;
-    if (remaining === 0) throw new PspRequestError(400, 'CHARGE_ALREADY_REFUNDED', 'charge is already refunded');
+    if (remaining === 0)
+      throw new PspRequestError(400, 'CHARGE_ALREADY_REFUNDED', 'charge is already refunded');
     if (amount > remaining || amount <= 0)
       throw new PspRequestError(400, 'AMOUNT_TOO_LARGE', `at most ${remaining} can be refunded`);
     const refund: Refund = {
@@ -175,14 +197,27 @@ export class PspStore {
   }
 
   /** A new webhook event about a charge (a snapshot of the charge as it is now, or as given). */
-  newEvent(type: WebhookEvent['type'], charge: Charge, created = Math.floor(Date.now() / 1000)): WebhookEvent {
-    const event: WebhookEvent = { id: newId('evt'), type, created, account: charge.account, data: { object: { ...charge } } };
+  newEvent(
+    type: WebhookEvent['type'],
+    charge: Charge,
+    created = Math.floor(Date.now() / 1000),
+  ): WebhookEvent {
+    const event: WebhookEvent = {
+      id: newId('evt'),
+      type,
+      created,
+      account: charge.account,
+      data: { object: { ...charge } },
+    };
     this.events.push(event);
     return event;
   }
 
   /** The account's charges, by our reference or by creation time window [from, to). */
-  listCharges(account: string, filter: { reference?: string; from?: Date; to?: Date; limit: number }): Charge[] {
+  listCharges(
+    account: string,
+    filter: { reference?: string; from?: Date; to?: Date; limit: number },
+  ): Charge[] {
     const out: Charge[] = [];
     for (const c of this.charges.values()) {
       if (c.account !== account) continue;

@@ -20,7 +20,12 @@ export function paymentEventHandlers(tenants: TenantRegistry, refunds: RequestRe
   const refund = (reason: string) => async (event: SagaEvent, tx: EntityManager) => {
     tenantOf(tenants, event);
     const payload = event.payload as { orderId: string };
-    await refunds.execute(tx, { tenantId: event.tenantId, orderId: payload.orderId, reason, cause: storeCause(event) });
+    await refunds.execute(tx, {
+      tenantId: event.tenantId,
+      orderId: payload.orderId,
+      reason,
+      cause: storeCause(event),
+    });
   };
   return {
     'inventory.reserved': async (event, tx) => {
@@ -33,7 +38,17 @@ export function paymentEventHandlers(tenants: TenantRegistry, refunds: RequestRe
          SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9
           WHERE NOT EXISTS (SELECT 1 FROM order_cancellation WHERE tenant_id = $2 AND order_id = $3)
          ON CONFLICT DO NOTHING RETURNING 1`,
-        [id, tenant.id, p.orderId, p.amount, p.currency, p.paymentToken, tenant.pspAccount, `pay_${id}`, JSON.stringify(storeCause(event))],
+        [
+          id,
+          tenant.id,
+          p.orderId,
+          p.amount,
+          p.currency,
+          p.paymentToken,
+          tenant.pspAccount,
+          `pay_${id}`,
+          JSON.stringify(storeCause(event)),
+        ],
       );
       if (created.length === 1) {
         await tx.query(

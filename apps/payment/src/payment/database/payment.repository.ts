@@ -66,8 +66,7 @@ export interface TransitionRequest {
 
 /** The result of a move: applied with the row as it is now, or ignored. */
 export type TransitionResult =
-  | { outcome: 'applied'; from: PaymentState; row: PaymentRow }
-  | { outcome: 'ignored'; row: null };
+  { outcome: 'applied'; from: PaymentState; row: PaymentRow } | { outcome: 'ignored'; row: null };
 
 /**
  * The state machine in SQL: one conditional UPDATE (`WHERE id = $1 AND state = ANY($allowed)`), whose row
@@ -108,28 +107,45 @@ export async function transition(tx: EntityManager, r: TransitionRequest): Promi
 }
 
 /** Loads one attempt of a tenant. */
-export async function findPayment(tx: EntityManager, tenantId: string, id: string): Promise<PaymentRow | undefined> {
-  const rows: PaymentRow[] = await tx.query(`SELECT * FROM payment_attempt WHERE tenant_id = $1 AND id = $2`, [tenantId, id]);
+export async function findPayment(
+  tx: EntityManager,
+  tenantId: string,
+  id: string,
+): Promise<PaymentRow | undefined> {
+  const rows: PaymentRow[] = await tx.query(
+    `SELECT * FROM payment_attempt WHERE tenant_id = $1 AND id = $2`,
+    [tenantId, id],
+  );
   return rows[0];
 }
 
 /** The attempt of an order. */
-export async function findPaymentByOrder(tx: EntityManager, tenantId: string, orderId: string): Promise<PaymentRow | undefined> {
-  const rows: PaymentRow[] = await tx.query(`SELECT * FROM payment_attempt WHERE tenant_id = $1 AND order_id = $2`, [
-    tenantId,
-    orderId,
-  ]);
+export async function findPaymentByOrder(
+  tx: EntityManager,
+  tenantId: string,
+  orderId: string,
+): Promise<PaymentRow | undefined> {
+  const rows: PaymentRow[] = await tx.query(
+    `SELECT * FROM payment_attempt WHERE tenant_id = $1 AND order_id = $2`,
+    [tenantId, orderId],
+  );
   return rows[0];
 }
 
 /** Remembers the PSP's charge id (a pending answer) without moving the state. */
 export async function notePspRef(tx: EntityManager, id: string, pspRef: string): Promise<void> {
-  await tx.query(`UPDATE payment_attempt SET psp_ref = COALESCE(psp_ref, $2), updated_at = now() WHERE id = $1`, [id, pspRef]);
+  await tx.query(
+    `UPDATE payment_attempt SET psp_ref = COALESCE(psp_ref, $2), updated_at = now() WHERE id = $1`,
+    [id, pspRef],
+  );
 }
 
 /** Records why the last PSP call did not give an answer. */
 export async function noteError(tx: EntityManager, id: string, error: string | null): Promise<void> {
-  await tx.query(`UPDATE payment_attempt SET last_error = $2, updated_at = now() WHERE id = $1`, [id, error?.slice(0, 500) ?? null]);
+  await tx.query(`UPDATE payment_attempt SET last_error = $2, updated_at = now() WHERE id = $1`, [
+    id,
+    error?.slice(0, 500) ?? null,
+  ]);
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -176,9 +192,18 @@ export async function insertRefund(
 }
 
 /** Rows of an `UPDATE ... RETURNING` (TypeORM answers UPDATE and DELETE with `[rows, rowCount]`). */
-export async function updateReturning<T>(q: Pick<EntityManager, 'query'>, sql: string, params: unknown[]): Promise<T[]> {
+export async function updateReturning<T>(
+  q: Pick<EntityManager, 'query'>,
+  sql: string,
+  params: unknown[],
+): Promise<T[]> {
   const result: unknown = await q.query(sql, params);
-  if (Array.isArray(result) && result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number')
+  if (
+    Array.isArray(result) &&
+    result.length === 2 &&
+    Array.isArray(result[0]) &&
+    typeof result[1] === 'number'
+  )
     return result[0] as T[];
   return result as T[];
 }

@@ -4,7 +4,14 @@ import { ALLOWED_FROM, PAYMENT_STATES, canTransition, replay } from './payment-s
 
 describe('payment state machine', () => {
   it("replays the seed's trace: pending, unknown, webhook succeeded, duplicate, late failed, refunded", () => {
-    const { state, outcomes } = replay('created', ['pending', 'unknown', 'succeeded', 'succeeded', 'failed', 'refunded']);
+    const { state, outcomes } = replay('created', [
+      'pending',
+      'unknown',
+      'succeeded',
+      'succeeded',
+      'failed',
+      'refunded',
+    ]);
     assert.deepEqual(outcomes, ['applied', 'applied', 'applied', 'ignored', 'ignored', 'applied']);
     assert.equal(state, 'refunded');
   });

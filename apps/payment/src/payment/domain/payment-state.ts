@@ -23,7 +23,8 @@ export const ALLOWED_FROM: Readonly<Record<PaymentState, readonly PaymentState[]
 export type TransitionOutcome = 'applied' | 'ignored';
 
 /** Whether `to` may be entered from `from`. */
-export const canTransition = (from: PaymentState, to: PaymentState): boolean => ALLOWED_FROM[to].includes(from);
+export const canTransition = (from: PaymentState, to: PaymentState): boolean =>
+  ALLOWED_FROM[to].includes(from);
 
 /** States in which the money's fate is not yet known to us. */
 export const OPEN_STATES: readonly PaymentState[] = ['created', 'pending', 'unknown'];

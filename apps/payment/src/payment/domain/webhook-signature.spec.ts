@@ -6,7 +6,8 @@ import { parseSignatureHeader, verifySignature } from './webhook-signature';
 const secret = 'whsec_acme_dev_0123456789';
 const body = '{"id":"evt_1","type":"charge.succeeded"}';
 const now = 1_800_000_000;
-const sign = (t: number, b = body, s = secret) => `t=${t},v1=${createHmac('sha256', s).update(`${t}.${b}`).digest('hex')}`;
+const sign = (t: number, b = body, s = secret) =>
+  `t=${t},v1=${createHmac('sha256', s).update(`${t}.${b}`).digest('hex')}`;
 
 describe('webhook signature', () => {
   it('accepts a correct signature within the tolerance', () => {
@@ -28,8 +29,14 @@ describe('webhook signature', () => {
   });
 
   it('refuses another secret, a changed body or a changed timestamp', () => {
-    assert.equal(verifySignature(sign(now, body, 'whsec_globex_dev_0123456789'), body, secret, 300, now), 'SIGNATURE_MISMATCH');
-    assert.equal(verifySignature(sign(now), body.replace('succeeded', 'failed'), secret, 300, now), 'SIGNATURE_MISMATCH');
+    assert.equal(
+      verifySignature(sign(now, body, 'whsec_globex_dev_0123456789'), body, secret, 300, now),
+      'SIGNATURE_MISMATCH',
+    );
+    assert.equal(
+      verifySignature(sign(now), body.replace('succeeded', 'failed'), secret, 300, now),
+      'SIGNATURE_MISMATCH',
+    );
     const forged = sign(now).replace(`t=${now}`, `t=${now + 1}`);
     assert.equal(verifySignature(forged, body, secret, 300, now), 'SIGNATURE_MISMATCH');
   });

@@ -1,7 +1,8 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /** Why a webhook signature was refused (always answered 401). */
-export type SignatureProblem = 'SIGNATURE_MISSING' | 'SIGNATURE_MALFORMED' | 'SIGNATURE_MISMATCH' | 'TIMESTAMP_OUT_OF_TOLERANCE';
+export type SignatureProblem =
+  'SIGNATURE_MISSING' | 'SIGNATURE_MALFORMED' | 'SIGNATURE_MISMATCH' | 'TIMESTAMP_OUT_OF_TOLERANCE';
 
 /** The parts of a `PSP-Signature: t=<unix>,v1=<hex>[,v1=<hex>...]` header, or null when it is not one. */
 export function parseSignatureHeader(header: string | undefined): { t: number; v1: string[] } | null {

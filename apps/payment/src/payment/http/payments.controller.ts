@@ -38,8 +38,20 @@ export class PaymentsController {
       [tenant.id, orderId],
     );
     const ids = payments.map((p) => p.id);
-    const history: { payment_id: string; from_state: string; to_state: string; source: string; psp_event_id: string | null; detail: string | null; created_at: Date }[] =
-      ids.length ? await this.dataSource.query(`SELECT * FROM payment_transition WHERE payment_id = ANY($1::uuid[]) ORDER BY id`, [ids]) : [];
+    const history: {
+      payment_id: string;
+      from_state: string;
+      to_state: string;
+      source: string;
+      psp_event_id: string | null;
+      detail: string | null;
+      created_at: Date;
+    }[] = ids.length
+      ? await this.dataSource.query(
+          `SELECT * FROM payment_transition WHERE payment_id = ANY($1::uuid[]) ORDER BY id`,
+          [ids],
+        )
+      : [];
     const refunds: RefundRow[] = ids.length
       ? await this.dataSource.query(`SELECT * FROM refund WHERE payment_id = ANY($1::uuid[])`, [ids])
       : [];
@@ -60,7 +72,14 @@ export class PaymentsController {
         updatedAt: p.updated_at,
         history: history
           .filter((h) => h.payment_id === p.id)
-          .map((h) => ({ from: h.from_state, to: h.to_state, source: h.source, pspEventId: h.psp_event_id, detail: h.detail, at: h.created_at })),
+          .map((h) => ({
+            from: h.from_state,
+            to: h.to_state,
+            source: h.source,
+            pspEventId: h.psp_event_id,
+            detail: h.detail,
+            at: h.created_at,
+          })),
         refund: refunds.filter((r) => r.payment_id === p.id).map(refundView)[0] ?? null,
       })),
     };
@@ -95,8 +114,17 @@ export class PaymentsController {
   /** Captured PSP charges that had no succeeded payment of ours, as the orphan sweep found them. */
   @Get('orphan-charges')
   async orphans(@CurrentTenant() tenant: Tenant) {
-    const rows: { psp_charge_id: string; reference: string; amount: string; currency: string; action: string; detected_at: Date }[] =
-      await this.dataSource.query(`SELECT * FROM orphan_charge WHERE tenant_id = $1 ORDER BY detected_at DESC LIMIT 500`, [tenant.id]);
+    const rows: {
+      psp_charge_id: string;
+      reference: string;
+      amount: string;
+      currency: string;
+      action: string;
+      detected_at: Date;
+    }[] = await this.dataSource.query(
+      `SELECT * FROM orphan_charge WHERE tenant_id = $1 ORDER BY detected_at DESC LIMIT 500`,
+      [tenant.id],
+    );
     return {
       orphanCharges: rows.map((r) => ({
         pspChargeId: r.psp_charge_id,

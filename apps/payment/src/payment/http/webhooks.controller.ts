@@ -23,7 +23,11 @@ export class WebhooksController {
 
   @Post()
   @HttpCode(200)
-  async receive(@Req() req: RawBodyRequest, @Headers('psp-signature') signature: string | undefined, @Body() body: unknown) {
+  async receive(
+    @Req() req: RawBodyRequest,
+    @Headers('psp-signature') signature: string | undefined,
+    @Body() body: unknown,
+  ) {
     const raw = req.rawBody;
     if (!raw || typeof body !== 'object' || body === null) {
       this.metrics.webhooks.inc({ outcome: 'rejected' });
@@ -31,7 +35,8 @@ export class WebhooksController {
     }
     const account = (body as { account?: unknown }).account;
     // The account names whose secret to check with; it is trusted only once the signature matches.
-    const tenant = typeof account === 'string' ? this.tenants.all().find((t) => t.pspAccount === account) : undefined;
+    const tenant =
+      typeof account === 'string' ? this.tenants.all().find((t) => t.pspAccount === account) : undefined;
     const problem = tenant
       ? verifySignature(signature, raw, tenant.webhookSecret, this.config.PAYMENT_WEBHOOK_TOLERANCE_S)
       : 'UNKNOWN_ACCOUNT';

@@ -61,19 +61,34 @@ export class PspClient {
   charge(
     account: string,
     key: string,
-    body: { amount: number; currency: string; token: string; reference: string; metadata: Record<string, string> },
+    body: {
+      amount: number;
+      currency: string;
+      token: string;
+      reference: string;
+      metadata: Record<string, string>;
+    },
   ): Promise<PspResult<PspCharge>> {
     return this.call('charge', account, 'POST', '/v1/charges', body, key);
   }
 
   /** Refunds a charge (once per key). */
-  refund(account: string, key: string, body: { charge: string; amount: number; reason: string }): Promise<PspResult<PspRefund>> {
+  refund(
+    account: string,
+    key: string,
+    body: { charge: string; amount: number; reason: string },
+  ): Promise<PspResult<PspRefund>> {
     return this.call('refund', account, 'POST', '/v1/refunds', body, key);
   }
 
   /** The account's charges with our reference (reconciliation). */
   async chargesByReference(account: string, reference: string): Promise<PspResult<PspCharge[]>> {
-    const r = await this.call<{ data: PspCharge[] }>('lookup', account, 'GET', `/v1/charges?reference=${encodeURIComponent(reference)}`);
+    const r = await this.call<{ data: PspCharge[] }>(
+      'lookup',
+      account,
+      'GET',
+      `/v1/charges?reference=${encodeURIComponent(reference)}`,
+    );
     return r.kind === 'ok' ? { kind: 'ok', value: r.value.data } : r;
   }
 
@@ -94,7 +109,9 @@ export class PspClient {
           breaker: new ConsecutiveBreaker(this.config.PAYMENT_BREAKER_THRESHOLD),
         },
       );
-      breaker.onStateChange((state) => this.metrics.breakerOpen.set({ account }, state === CircuitState.Open ? 1 : 0));
+      breaker.onStateChange((state) =>
+        this.metrics.breakerOpen.set({ account }, state === CircuitState.Open ? 1 : 0),
+      );
       this.breakers.set(account, breaker);
     }
     return breaker;
@@ -124,7 +141,10 @@ export class PspClient {
       result = await policy.execute(() => this.once<T>(account, method, path, body, idempotencyKey));
     } catch (error) {
       if (!(error instanceof PspTransientError || error instanceof BrokenCircuitError)) throw error;
-      result = { kind: 'unavailable', reason: error instanceof BrokenCircuitError ? 'circuit open' : error.message };
+      result = {
+        kind: 'unavailable',
+        reason: error instanceof BrokenCircuitError ? 'circuit open' : error.message,
+      };
     } finally {
       end();
     }
@@ -158,7 +178,8 @@ export class PspClient {
       throw new PspTransientError(`${(error as Error).name}: ${(error as Error).message}`);
     }
     // 409: the same key is still being processed; 429: slow down. Both: ask again with the same key.
-    if (res.status >= 500 || res.status === 409 || res.status === 429) throw new PspTransientError(`PSP answered ${res.status}`);
+    if (res.status >= 500 || res.status === 409 || res.status === 429)
+      throw new PspTransientError(`PSP answered ${res.status}`);
     let json: unknown;
     try {
       json = JSON.parse(text);
@@ -167,7 +188,12 @@ export class PspClient {
     }
     if (res.status >= 400) {
       const e = json as { error?: string; message?: string };
-      return { kind: 'rejected', status: res.status, code: e.error ?? `HTTP_${res.status}`, message: e.message ?? '' };
+      return {
+        kind: 'rejected',
+        status: res.status,
+        code: e.error ?? `HTTP_${res.status}`,
+        message: e.message ?? '',
+      };
     }
     return { kind: 'ok', value: json as T };
   }

@@ -14,7 +14,13 @@ export interface Behaviour {
 
 /** The token table, exactly as the product spec states it. */
 export const BEHAVIOURS: Record<string, Behaviour> = {
-  tok_success: { outcome: 'succeeded', respondWith: 'succeeded', hang: false, settle: 'now', webhook: 'once' },
+  tok_success: {
+    outcome: 'succeeded',
+    respondWith: 'succeeded',
+    hang: false,
+    settle: 'now',
+    webhook: 'once',
+  },
   tok_decline: { outcome: 'failed', respondWith: 'failed', hang: false, settle: 'now', webhook: 'once' },
   tok_timeout_success: {
     outcome: 'succeeded',
@@ -39,8 +45,20 @@ export const BEHAVIOURS: Record<string, Behaviour> = {
     webhook: 'three-times',
   },
   // Answered `pending` so that the synchronous response does not give the result away either.
-  tok_webhook_lost: { outcome: 'succeeded', respondWith: 'pending', hang: false, settle: 'lost', webhook: 'none' },
-  tok_webhook_late: { outcome: 'succeeded', respondWith: 'pending', hang: false, settle: 'late', webhook: 'once' },
+  tok_webhook_lost: {
+    outcome: 'succeeded',
+    respondWith: 'pending',
+    hang: false,
+    settle: 'lost',
+    webhook: 'none',
+  },
+  tok_webhook_late: {
+    outcome: 'succeeded',
+    respondWith: 'pending',
+    hang: false,
+    settle: 'late',
+    webhook: 'once',
+  },
   tok_out_of_order: {
     outcome: 'succeeded',
     respondWith: 'succeeded',

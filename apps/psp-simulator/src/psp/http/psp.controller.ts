@@ -42,7 +42,8 @@ const FaultBody = z.object({
 /** Maps the PSP's own failures to its answers; anything else is rethrown. */
 function answerFailure(error: unknown): never {
   if (error instanceof PspRequestError) throw new ApiError(error.status, error.code, error.message);
-  if (error instanceof InjectedFailure) throw new ApiError(error.status, 'PSP_UNAVAILABLE', 'the PSP had a problem');
+  if (error instanceof InjectedFailure)
+    throw new ApiError(error.status, 'PSP_UNAVAILABLE', 'the PSP had a problem');
   throw error;
 }
 
@@ -54,7 +55,8 @@ export class PspController {
   private account(authorization: string | undefined): string {
     const key = /^Bearer (\S+)$/.exec(authorization ?? '')?.[1];
     const account = this.psp.accountOf(key);
-    if (!account) throw new ApiError(401, 'UNAUTHENTICATED', 'Authorization: Bearer <account secret key> is required');
+    if (!account)
+      throw new ApiError(401, 'UNAUTHENTICATED', 'Authorization: Bearer <account secret key> is required');
     return account;
   }
 

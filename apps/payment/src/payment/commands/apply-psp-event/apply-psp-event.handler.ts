@@ -67,7 +67,11 @@ export class ApplyPspEventHandler {
         });
         result = moved.outcome;
       } else if (target) result = 'ignored';
-      await tx.query(`UPDATE psp_event SET outcome = $2, payment_id = $3 WHERE event_id = $1`, [event.id, result, target]);
+      await tx.query(`UPDATE psp_event SET outcome = $2, payment_id = $3 WHERE event_id = $1`, [
+        event.id,
+        result,
+        target,
+      ]);
       return result;
     });
     this.metrics.webhooks.inc({ outcome });

@@ -25,7 +25,10 @@ export class ChargePaymentHandler {
 
   /** Charges (or re-asks, same key) and applies what the PSP said. */
   async execute(row: PaymentRow): Promise<PspResult<PspCharge>> {
-    await this.dataSource.query(`UPDATE payment_attempt SET charge_requests = charge_requests + 1 WHERE id = $1`, [row.id]);
+    await this.dataSource.query(
+      `UPDATE payment_attempt SET charge_requests = charge_requests + 1 WHERE id = $1`,
+      [row.id],
+    );
     const result = await this.psp.charge(row.psp_account, row.idempotency_key, {
       amount: Number(row.amount),
       currency: row.currency,
@@ -53,14 +56,25 @@ export class ChargePaymentHandler {
           await this.move.execute(tx, { ...base, to: 'unknown', detail: result.code });
           return;
         }
-        await this.move.execute(tx, { ...base, to: 'failed', failureReason: result.code, detail: result.message || null });
+        await this.move.execute(tx, {
+          ...base,
+          to: 'failed',
+          failureReason: result.code,
+          detail: result.message || null,
+        });
         return;
       }
       const charge = result.value;
       await noteError(tx, row.id, null);
-      if (charge.status === 'succeeded') await this.move.execute(tx, { ...base, to: 'succeeded', pspRef: charge.id });
+      if (charge.status === 'succeeded')
+        await this.move.execute(tx, { ...base, to: 'succeeded', pspRef: charge.id });
       else if (charge.status === 'failed')
-        await this.move.execute(tx, { ...base, to: 'failed', pspRef: charge.id, failureReason: charge.failureCode ?? 'declined' });
+        await this.move.execute(tx, {
+          ...base,
+          to: 'failed',
+          pspRef: charge.id,
+          failureReason: charge.failureCode ?? 'declined',
+        });
       else await notePspRef(tx, row.id, charge.id);
     });
   }
@@ -106,13 +120,21 @@ export class ChargeWorker implements OnApplicationBootstrap, OnApplicationShutdo
       );
       for (const c of candidates) {
         const claimed = await this.dataSource.transaction((tx) =>
-          this.move.execute(tx, { paymentId: c.id, tenantId: c.tenant_id, to: 'pending', source: 'charge', detail: 'charge requested' }),
+          this.move.execute(tx, {
+            paymentId: c.id,
+            tenantId: c.tenant_id,
+            to: 'pending',
+            source: 'charge',
+            detail: 'charge requested',
+          }),
         );
         if (claimed.outcome === 'ignored') continue; // another worker has it
         this.inFlight += 1;
         void this.charge
           .execute(claimed.row)
-          .catch((error: unknown) => this.logger.error({ paymentId: c.id, err: String(error) }, 'charge failed unexpectedly'))
+          .catch((error: unknown) =>
+            this.logger.error({ paymentId: c.id, err: String(error) }, 'charge failed unexpectedly'),
+          )
           .finally(() => (this.inFlight -= 1));
       }
     } catch (error) {

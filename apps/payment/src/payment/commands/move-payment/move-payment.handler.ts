@@ -5,11 +5,19 @@ import { EntityManager } from 'typeorm';
 import { SagaEvent } from '@checkout/contracts';
 import { OutboxWriter } from '@checkout/messaging';
 import { OUTBOX_WRITER } from '@checkout/service-kit';
-import { PaymentRow, StoredCause, TransitionRequest, TransitionResult, insertRefund, transition } from '../../database/payment.repository';
+import {
+  PaymentRow,
+  StoredCause,
+  TransitionRequest,
+  TransitionResult,
+  insertRefund,
+  transition,
+} from '../../database/payment.repository';
 import { PaymentMetrics } from '../../payment.metrics';
 
 /** The stored cause as the outbox writer wants it (it reads eventId, correlationId and traceparent only). */
-export const asCause = (cause: StoredCause | null): SagaEvent | undefined => (cause ? (cause as unknown as SagaEvent) : undefined);
+export const asCause = (cause: StoredCause | null): SagaEvent | undefined =>
+  cause ? (cause as unknown as SagaEvent) : undefined;
 
 /** Keeps what later events need from the event that caused something. */
 export const storeCause = (event: SagaEvent): StoredCause => ({
@@ -38,7 +46,14 @@ export class MovePaymentHandler {
     if (result.outcome === 'ignored') return result;
     const row = result.row;
     this.logger.info(
-      { paymentId: row.id, orderId: row.order_id, tenantId: row.tenant_id, from: result.from, to: row.state, source: request.source },
+      {
+        paymentId: row.id,
+        orderId: row.order_id,
+        tenantId: row.tenant_id,
+        from: result.from,
+        to: row.state,
+        source: request.source,
+      },
       'payment moved',
     );
     if (row.state === 'succeeded') await this.succeeded(tx, row, request);
@@ -52,7 +67,8 @@ export class MovePaymentHandler {
           orderId: row.order_id,
           paymentId: row.id,
           reason: (row.failure_reason ?? 'declined').slice(0, 255),
-          source: request.source === 'webhook' || request.source === 'reconciliation' ? request.source : 'response',
+          source:
+            request.source === 'webhook' || request.source === 'reconciliation' ? request.source : 'response',
         },
       });
     }
@@ -71,7 +87,8 @@ export class MovePaymentHandler {
         amount: Number(row.amount),
         currency: row.currency,
         pspReference: row.psp_ref,
-        source: request.source === 'webhook' || request.source === 'reconciliation' ? request.source : 'response',
+        source:
+          request.source === 'webhook' || request.source === 'reconciliation' ? request.source : 'response',
         succeededAt: new Date().toISOString(),
       },
     });

@@ -36,7 +36,9 @@ export class ReconcilePaymentsHandler implements OnApplicationBootstrap, OnAppli
   onApplicationBootstrap(): void {
     this.timers.push(setInterval(() => void this.reconcile(), this.config.PAYMENT_RECONCILE_INTERVAL_MS));
     if (this.config.PAYMENT_ORPHAN_SWEEP_INTERVAL_MS > 0)
-      this.timers.push(setInterval(() => void this.sweepOrphans(), this.config.PAYMENT_ORPHAN_SWEEP_INTERVAL_MS));
+      this.timers.push(
+        setInterval(() => void this.sweepOrphans(), this.config.PAYMENT_ORPHAN_SWEEP_INTERVAL_MS),
+      );
   }
 
   onApplicationShutdown(): void {
@@ -78,11 +80,17 @@ export class ReconcilePaymentsHandler implements OnApplicationBootstrap, OnAppli
   private async reconcileOne(row: PaymentRow): Promise<boolean> {
     const found = await this.psp.chargesByReference(row.psp_account, row.order_id);
     if (found.kind !== 'ok') {
-      this.logger.warn({ paymentId: row.id, why: found.kind === 'rejected' ? found.code : found.reason }, 'PSP lookup failed');
+      this.logger.warn(
+        { paymentId: row.id, why: found.kind === 'rejected' ? found.code : found.reason },
+        'PSP lookup failed',
+      );
       return false;
     }
     const charge = found.value.find((c) => c.metadata?.paymentId === row.id);
-    this.logger.info({ paymentId: row.id, state: row.state, pspStatus: charge?.status ?? 'none' }, 'reconciling payment');
+    this.logger.info(
+      { paymentId: row.id, state: row.state, pspStatus: charge?.status ?? 'none' },
+      'reconciling payment',
+    );
     if (!charge) {
       // The PSP never got our request: asking again with the same key cannot charge twice.
       return (await this.charge.execute(row)).kind !== 'unavailable';
@@ -104,7 +112,9 @@ export class ReconcilePaymentsHandler implements OnApplicationBootstrap, OnAppli
       this.metrics.stuck.set({ state }, Number(r?.stuck ?? 0));
       this.metrics.stuckOldest.set({ state }, Number(r?.oldest ?? 0));
     }
-    const [{ parked }] = await this.dataSource.query(`SELECT count(*) AS parked FROM refund WHERE state = 'refund_failed'`);
+    const [{ parked }] = await this.dataSource.query(
+      `SELECT count(*) AS parked FROM refund WHERE state = 'refund_failed'`,
+    );
     this.metrics.refundsParked.set(Number(parked));
   }
 
@@ -136,17 +146,26 @@ export class ReconcilePaymentsHandler implements OnApplicationBootstrap, OnAppli
   /** A captured charge is ours only if a payment of ours succeeded (or was refunded) with exactly that charge. */
   private async isOrphan(tenantId: string, charge: PspCharge): Promise<boolean> {
     const paymentId = isUuid(charge.metadata?.paymentId) ? charge.metadata.paymentId : null;
-    const rows: { state: string; psp_ref: string | null; same_payment: boolean }[] = await this.dataSource.query(
-      `SELECT state, psp_ref, id = $3::uuid AS same_payment FROM payment_attempt
+    const rows: { state: string; psp_ref: string | null; same_payment: boolean }[] =
+      await this.dataSource.query(
+        `SELECT state, psp_ref, id = $3::uuid AS same_payment FROM payment_attempt
         WHERE tenant_id = $1 AND (psp_ref = $2 OR id = $3::uuid)
        UNION ALL
        SELECT 'refund', psp_charge_id, false FROM refund WHERE psp_charge_id = $2`,
-      [tenantId, charge.id, paymentId],
-    );
+        [tenantId, charge.id, paymentId],
+      );
     if (rows.some((r) => r.state === 'refund')) return false;
-    if (rows.some((r) => r.psp_ref === charge.id && (r.state === 'succeeded' || r.state === 'refunded'))) return false;
+    if (rows.some((r) => r.psp_ref === charge.id && (r.state === 'succeeded' || r.state === 'refunded')))
+      return false;
     // Still open: reconciliation will settle it with this very charge.
-    if (rows.some((r) => r.same_payment && ['created', 'pending', 'unknown'].includes(r.state) && (r.psp_ref ?? charge.id) === charge.id))
+    if (
+      rows.some(
+        (r) =>
+          r.same_payment &&
+          ['created', 'pending', 'unknown'].includes(r.state) &&
+          (r.psp_ref ?? charge.id) === charge.id,
+      )
+    )
       return false;
     return true;
   }

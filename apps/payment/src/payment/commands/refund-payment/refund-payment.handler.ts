@@ -5,13 +5,20 @@ import { DataSource, EntityManager } from 'typeorm';
 import { OutboxWriter } from '@checkout/messaging';
 import { OUTBOX_WRITER, SERVICE_CONFIG } from '@checkout/service-kit';
 import { PaymentConfig } from '../../../config/payment.config';
-import { RefundRow, StoredCause, findPaymentByOrder, insertRefund, updateReturning } from '../../database/payment.repository';
+import {
+  RefundRow,
+  StoredCause,
+  findPaymentByOrder,
+  insertRefund,
+  updateReturning,
+} from '../../database/payment.repository';
 import { PaymentMetrics } from '../../payment.metrics';
 import { PspClient } from '../../psp/psp.client';
 import { MovePaymentHandler, asCause } from '../move-payment/move-payment.handler';
 
 /** What RequestRefund did. */
-export type RefundRequestOutcome = 'refund_requested' | 'refund_on_success' | 'nothing_to_refund' | 'already_requested';
+export type RefundRequestOutcome =
+  'refund_requested' | 'refund_on_success' | 'nothing_to_refund' | 'already_requested';
 
 /**
  * RequestRefund (the compensation of a charge), inside the triggering event's transaction: a succeeded payment
@@ -142,10 +149,14 @@ export class RefundWorker implements OnApplicationBootstrap, OnApplicationShutdo
           });
         }
       });
-      this.logger.info({ refundId: refund.id, orderId: refund.order_id, pspRefundId: result.value.id }, 'refund succeeded');
+      this.logger.info(
+        { refundId: refund.id, orderId: refund.order_id, pspRefundId: result.value.id },
+        'refund succeeded',
+      );
       return;
     }
-    const error = result.kind === 'rejected' ? `${result.status} ${result.code}: ${result.message}` : result.reason;
+    const error =
+      result.kind === 'rejected' ? `${result.status} ${result.code}: ${result.message}` : result.reason;
     // A refusal will not change by asking again; no answer might.
     const park = result.kind === 'rejected' || refund.attempts >= this.config.PAYMENT_REFUND_MAX_ATTEMPTS;
     if (park) {
@@ -155,17 +166,29 @@ export class RefundWorker implements OnApplicationBootstrap, OnApplicationShutdo
       );
       this.metrics.refundsParkedTotal.inc();
       this.logger.error(
-        { refundId: refund.id, orderId: refund.order_id, tenantId: refund.tenant_id, attempts: refund.attempts, err: error },
+        {
+          refundId: refund.id,
+          orderId: refund.order_id,
+          tenantId: refund.tenant_id,
+          attempts: refund.attempts,
+          err: error,
+        },
         'refund parked as refund_failed: an operator must look at it',
       );
       return;
     }
-    const backoff = Math.min(this.config.PAYMENT_REFUND_BACKOFF_MS * 2 ** (refund.attempts - 1), this.config.PAYMENT_REFUND_BACKOFF_MAX_MS);
+    const backoff = Math.min(
+      this.config.PAYMENT_REFUND_BACKOFF_MS * 2 ** (refund.attempts - 1),
+      this.config.PAYMENT_REFUND_BACKOFF_MAX_MS,
+    );
     await this.dataSource.query(
       `UPDATE refund SET next_attempt_at = now() + $2 * interval '1 millisecond', last_error = $3, updated_at = now()
         WHERE id = $1 AND state = 'pending'`,
       [refund.id, backoff, error.slice(0, 500)],
     );
-    this.logger.warn({ refundId: refund.id, attempts: refund.attempts, backoffMs: backoff, err: error }, 'refund will be retried');
+    this.logger.warn(
+      { refundId: refund.id, attempts: refund.attempts, backoffMs: backoff, err: error },
+      'refund will be retried',
+    );
   }
 }

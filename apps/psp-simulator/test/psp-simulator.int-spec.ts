@@ -1,0 +1,117 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { loadStackConfig } from '@checkout/testing';
+
+const PSP = `http://127.0.0.1:${loadStackConfig().servicePorts['psp-simulator']}`;
+const auth = { authorization: 'Bearer acct_acme', 'content-type': 'application/json' };
+
+const charge = (key: string, body: Record<string, unknown>) =>
+  fetch(`${PSP}/v1/charges`, {
+    method: 'POST',
+    headers: { ...auth, 'idempotency-key': key },
+    body: JSON.stringify(body),
+  });
+
+describe('PSP simulator: the external system', () => {
+  it('charges once per Idempotency-Key, even for 20 concurrent requests', async () => {
+    const reference = randomUUID();
+    const body = { amount: 500, currency: 'VND', token: 'tok_success', reference };
+    const answers = await Promise.all(Array.from({ length: 20 }, () => charge(`k-${reference}`, body)));
+    const ids = new Set(await Promise.all(answers.map(async (r) => ((await r.json()) as { id: string }).id)));
+    assert.equal(ids.size, 1);
+    assert.deepEqual(answers.map((r) => r.status).sort(), [...Array(19).fill(200), 201]);
+    const ledger = (await (await fetch(`${PSP}/v1/_ledger?reference=${reference}`)).json()) as {
+      charges: unknown[];
+    };
+    assert.equal(ledger.charges.length, 1);
+  });
+
+  it('refuses a reused key with another body, a missing key, a bad account and an unknown token', async () => {
+    const reference = randomUUID();
+    await charge(`k-${reference}`, { amount: 500, currency: 'VND', token: 'tok_success', reference });
+    assert.equal(
+      (await charge(`k-${reference}`, { amount: 501, currency: 'VND', token: 'tok_success', reference }))
+        .status,
+      422,
+    );
+    const noKey = await fetch(`${PSP}/v1/charges`, { method: 'POST', headers: auth, body: '{}' });
+    assert.equal(noKey.status, 400);
+    const badAccount = await fetch(`${PSP}/v1/charges`, {
+      method: 'POST',
+      headers: { ...auth, authorization: 'Bearer nope' },
+    });
+    assert.equal(badAccount.status, 401);
+    assert.equal(
+      (await charge(randomUUID(), { amount: 1, currency: 'VND', token: 'tok_nope', reference })).status,
+      400,
+    );
+  });
+
+  it('refunds once per key, never more than was captured; lookups by reference and time window', async () => {
+    const reference = randomUUID();
+    const since = new Date(Date.now() - 1000).toISOString();
+    const c = (await (
+      await charge(randomUUID(), { amount: 700, currency: 'VND', token: 'tok_success', reference })
+    ).json()) as { id: string };
+    const refund = (key: string) =>
+      fetch(`${PSP}/v1/refunds`, {
+        method: 'POST',
+        headers: { ...auth, 'idempotency-key': key },
+        body: JSON.stringify({ charge: c.id }),
+      });
+    const key = randomUUID();
+    assert.equal((await refund(key)).status, 201);
+    assert.equal((await refund(key)).status, 200);
+    assert.equal((await refund(randomUUID())).status, 400, 'already refunded');
+    const byRef = (await (
+      await fetch(`${PSP}/v1/charges?reference=${reference}`, { headers: auth })
+    ).json()) as { data: { refunded: boolean }[] };
+    assert.equal(byRef.data.length, 1);
+    assert.equal(byRef.data[0].refunded, true);
+    const window = (await (
+      await fetch(`${PSP}/v1/charges?from=${since}&limit=1000`, { headers: auth })
+    ).json()) as { data: { id: string }[] };
+    assert.ok(window.data.some((x) => x.id === c.id));
+    const globex = (await (
+      await fetch(`${PSP}/v1/charges?reference=${reference}`, {
+        headers: { authorization: 'Bearer acct_globex' },
+      })
+    ).json()) as { data: unknown[] };
+    assert.equal(globex.data.length, 0, 'accounts do not see each other');
+  });
+
+  it('answers tok_decline as failed and tok_3ds as pending', async () => {
+    const declined = (await (
+      await charge(randomUUID(), {
+        amount: 1,
+        currency: 'VND',
+        token: 'tok_decline',
+        reference: randomUUID(),
+      })
+    ).json()) as { status: string };
+    assert.equal(declined.status, 'failed');
+    const threeDs = (await (
+      await charge(randomUUID(), { amount: 1, currency: 'VND', token: 'tok_3ds', reference: randomUUID() })
+    ).json()) as { status: string };
+    assert.equal(threeDs.status, 'pending');
+  });
+
+  it('scripted faults answer 5xx and do nothing', async () => {
+    const reference = randomUUID();
+    await fetch(`${PSP}/v1/_admin/faults`, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ reference, operation: 'charge', status: 503, times: 1 }),
+    });
+    const body = { amount: 5, currency: 'VND', token: 'tok_success', reference };
+    assert.equal((await charge('same', body)).status, 503);
+    const ledger = (await (await fetch(`${PSP}/v1/_ledger?reference=${reference}`)).json()) as {
+      charges: unknown[];
+    };
+    assert.equal(ledger.charges.length, 0);
+    assert.equal((await charge(`k2-${reference}`, body)).status, 201);
+    const knobs = (await (await fetch(`${PSP}/v1/_admin/knobs`)).json()) as { errorRate: number };
+    assert.equal(typeof knobs.errorRate, 'number');
+  });
+});
