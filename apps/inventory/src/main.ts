@@ -1,3 +1,5 @@
+// Tracing first: it instruments http, express and pg as they load.
+import '@checkout/tracing/register';
 import 'reflect-metadata';
 import { bootstrapService } from '@checkout/service-kit';
 import { AppModule } from './app.module';

@@ -23,6 +23,8 @@ export function serviceEnv(config: StackConfig, name: string): Record<string, st
     FULFILLMENT_URL: `http://127.0.0.1:${config.servicePorts.fulfillment}`,
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
     DEV_SEED: 'true',
+    OTEL_TRACES_EXPORTER: process.env.OTEL_TRACES_EXPORTER ?? 'file',
+    TRACE_FILE: join(config.logs, 'traces.jsonl'),
     // PSP simulator timings, short so that the integration specs run fast (tok_timeout_*, tok_3ds, late webhooks).
     PSP_SIM_WEBHOOK_DELAY_MS: '150',
     PSP_SIM_HANG_MS: '3000',

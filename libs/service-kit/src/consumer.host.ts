@@ -9,6 +9,7 @@ import { DataSource } from 'typeorm';
 import { PinoLogger } from 'nestjs-pino';
 import { Registry } from 'prom-client';
 import { EventConsumer, HandlerMap, parseBrokers } from '@checkout/messaging';
+import { withEventSpan } from '@checkout/tracing';
 import { BaseConfig } from './config';
 import { EVENT_HANDLERS, METRICS_REGISTRY, SERVICE_CONFIG } from './tokens';
 
@@ -39,6 +40,7 @@ export class ConsumerHost implements OnApplicationBootstrap, BeforeApplicationSh
       handlers: this.handlers,
       registry: this.registry,
       logger: this.logger.logger,
+      around: (event, fn) => withEventSpan(event, this.config.SERVICE_NAME, fn),
       // A consumer that died for good must not leave a live-looking pod: shut down, let the orchestrator restart.
       onFatal: (reason) => {
         this.logger.fatal({ reason }, 'consumer stopped for good; shutting down');

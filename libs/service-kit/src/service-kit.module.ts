@@ -5,10 +5,12 @@ import { LoggerModule } from 'nestjs-pino';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import { DataSourceOptions } from 'typeorm';
 import { OutboxWriter } from '@checkout/messaging';
+import { activeTraceparent } from '@checkout/tracing';
 import { BaseConfig } from './config';
 import { HealthController } from './health.controller';
 import { KafkaHealthIndicator } from './kafka.health';
 import { MetricsController } from './metrics.controller';
+import { TracingShutdown } from './tracing.shutdown';
 import { TenantGuard, TenantRegistry } from './tenancy';
 import { HAS_DATABASE, METRICS_REGISTRY, OUTBOX_WRITER, SERVICE_CONFIG } from './tokens';
 
@@ -55,11 +57,12 @@ export class ServiceKitModule {
       { provide: HAS_DATABASE, useValue: options.database !== undefined },
       {
         provide: OUTBOX_WRITER,
-        useValue: new OutboxWriter(options.aggregateType ?? options.config.SERVICE_NAME),
+        useValue: new OutboxWriter(options.aggregateType ?? options.config.SERVICE_NAME, activeTraceparent),
       },
       { provide: TenantRegistry, useValue: TenantRegistry.fromEnv() },
       TenantGuard,
       KafkaHealthIndicator,
+      TracingShutdown,
     ];
     const imports: DynamicModule['imports'] = [
       TerminusModule,

@@ -1,0 +1,110 @@
+import { Context, SpanKind, SpanStatusCode, context, propagation, trace } from '@opentelemetry/api';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { registerInstrumentations } from '@opentelemetry/instrumentation';
+import { ExpressInstrumentation } from '@opentelemetry/instrumentation-express';
+import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
+import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import { BatchSpanProcessor, ConsoleSpanExporter, SpanExporter } from '@opentelemetry/sdk-trace-base';
+import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
+import { JsonLinesFileExporter } from './file-exporter';
+
+let provider: NodeTracerProvider | undefined;
+
+/** Which exporter OTEL_TRACES_EXPORTER asks for: otlp (OTEL_EXPORTER_OTLP_ENDPOINT), console, file (TRACE_FILE), none. */
+function exporterFromEnv(env: NodeJS.ProcessEnv): SpanExporter | undefined {
+  const kind = env.OTEL_TRACES_EXPORTER ?? (env.TRACE_FILE ? 'file' : 'none');
+  switch (kind) {
+    case 'otlp':
+      return new OTLPTraceExporter();
+    case 'console':
+      return new ConsoleSpanExporter();
+    case 'file':
+      if (!env.TRACE_FILE) throw new Error('OTEL_TRACES_EXPORTER=file needs TRACE_FILE');
+      return new JsonLinesFileExporter(env.TRACE_FILE);
+    case 'none':
+      return undefined;
+    default:
+      throw new Error(`OTEL_TRACES_EXPORTER=${kind} is not one of otlp, console, file, none`);
+  }
+}
+
+/**
+ * Starts OpenTelemetry for a service: W3C propagation, HTTP, Express and pg spans. Must run before those
+ * modules are loaded (main.ts imports '@checkout/tracing/register' first).
+ */
+export function startTracing(serviceName: string, env: NodeJS.ProcessEnv = process.env): void {
+  if (provider) return;
+  const exporter = exporterFromEnv(env);
+  provider = new NodeTracerProvider({
+    resource: resourceFromAttributes({ 'service.name': serviceName }),
+    spanProcessors: exporter ? [new BatchSpanProcessor(exporter, { scheduledDelayMillis: 500 })] : [],
+  });
+  provider.register({ propagator: new W3CTraceContextPropagator() });
+  registerInstrumentations({
+    instrumentations: [
+      new HttpInstrumentation({
+        ignoreIncomingRequestHook: (req) => req.url?.startsWith('/health') === true || req.url === '/metrics',
+      }),
+      new ExpressInstrumentation(),
+      new PgInstrumentation({ enhancedDatabaseReporting: false }),
+    ],
+  });
+}
+
+/** Flushes and stops the tracer provider (on SIGTERM, after the app closed). */
+export async function stopTracing(): Promise<void> {
+  await provider?.shutdown();
+  provider = undefined;
+}
+
+/** The W3C traceparent of the active span, or null: what the outbox writer stores with each event. */
+export function activeTraceparent(): string | null {
+  const carrier: Record<string, string> = {};
+  propagation.inject(context.active(), carrier);
+  return carrier.traceparent ?? null;
+}
+
+/** The context an event's traceparent names (the root context when it has none). */
+export function contextOf(traceparent: string | null | undefined): Context {
+  return traceparent ? propagation.extract(context.active(), { traceparent }) : context.active();
+}
+
+/**
+ * Runs a consumer's handling of one event in a CONSUMER span that continues the event's trace, so the
+ * handler's DB writes and the events it publishes join the trace of the request that started the saga.
+ */
+export function withEventSpan<R>(
+  event: { type: string; eventId: string; sagaId: string; tenantId: string; traceparent: string | null },
+  consumer: string,
+  fn: () => Promise<R>,
+): Promise<R> {
+  const tracer = trace.getTracer('@checkout/messaging');
+  return tracer.startActiveSpan(
+    `${event.type} process`,
+    {
+      kind: SpanKind.CONSUMER,
+      attributes: {
+        'messaging.system': 'kafka',
+        'messaging.destination.name': event.type,
+        'messaging.message.id': event.eventId,
+        'messaging.consumer.group.name': consumer,
+        'saga.id': event.sagaId,
+        'tenant.id': event.tenantId,
+      },
+    },
+    contextOf(event.traceparent),
+    async (span) => {
+      try {
+        return await fn();
+      } catch (error) {
+        span.recordException(error as Error);
+        span.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error).message });
+        throw error;
+      } finally {
+        span.end();
+      }
+    },
+  );
+}

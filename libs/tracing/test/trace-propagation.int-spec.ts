@@ -1,0 +1,98 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { TopicReader, loadStackConfig, waitFor } from '@checkout/testing';
+import { SpanLine } from '../src';
+
+const config = loadStackConfig();
+const order = `http://127.0.0.1:${config.servicePorts.order}`;
+const auth = { authorization: 'Bearer acme-dev-key', 'content-type': 'application/json' };
+const spans = (): SpanLine[] =>
+  readFileSync(join(config.logs, 'traces.jsonl'), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as SpanLine);
+
+describe('one checkout is one trace across services', () => {
+  let reader: TopicReader;
+  before(async () => {
+    reader = await new TopicReader(['order.created', 'inventory.rejected', 'inventory.reserved']).start();
+  });
+  after(() => reader.stop());
+
+  it('continues the caller traceparent through the order outbox, Debezium, Kafka and the inventory consumer', async () => {
+    const sku = `TRACE-${randomBytes(4).toString('hex')}`;
+    const price = await fetch(`${order}/v1/admin/prices/${sku}`, {
+      method: 'PUT',
+      headers: auth,
+      body: JSON.stringify({ unitPrice: 1000, currency: 'VND' }),
+    });
+    assert.equal(price.status, 200);
+
+    const traceId = randomBytes(16).toString('hex');
+    const res = await fetch(`${order}/v1/checkout`, {
+      method: 'POST',
+      headers: {
+        ...auth,
+        'idempotency-key': randomUUID(),
+        traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01`,
+      },
+      body: JSON.stringify({
+        customerId: 'c-trace',
+        currency: 'VND',
+        lines: [{ sku, quantity: 1 }],
+        payment: { token: 'tok_success' },
+      }),
+    });
+    assert.equal(res.status, 202, await res.clone().text());
+    const { orderId } = (await res.json()) as { orderId: string };
+
+    const [created] = await reader.waitFor((m) => m.topic === 'order.created' && m.key === orderId);
+    assert.equal(
+      created.headers.traceparent.split('-')[1],
+      traceId,
+      'order.created carries the request trace',
+    );
+    // The SKU has a price but no stock row: inventory answers, from inside the continued trace.
+    const [answer] = await reader.waitFor((m) => m.topic.startsWith('inventory.') && m.key === orderId);
+    assert.equal(
+      answer.headers.traceparent.split('-')[1],
+      traceId,
+      `${answer.topic} continues the same trace`,
+    );
+    assert.equal(answer.headers.causationId, created.headers.eventId);
+
+    const inTrace = await waitFor(
+      'spans of both services in the trace file',
+      async () => {
+        const mine = spans().filter((s) => s.traceId === traceId);
+        const services = new Set(mine.map((s) => s.service));
+        return services.has('order') &&
+          services.has('inventory') &&
+          mine.some((s) => s.name === 'order.created process')
+          ? mine
+          : undefined;
+      },
+      { timeoutMs: 20_000 },
+    );
+    const orderSpans = inTrace.filter((s) => s.service === 'order');
+    assert.ok(
+      orderSpans.some((s) => s.kind === 1),
+      'an HTTP server span in order',
+    );
+    assert.ok(
+      orderSpans.some(
+        (s) => String(s.attributes['db.system'] ?? s.attributes['db.system.name']) === 'postgresql',
+      ),
+      'pg spans in order',
+    );
+    const consumerSpan = inTrace.find((s) => s.service === 'inventory' && s.name === 'order.created process');
+    assert.equal(consumerSpan?.attributes['saga.id'], orderId);
+    assert.ok(
+      inTrace.some((s) => s.service === 'inventory' && s.parentSpanId === consumerSpan?.spanId),
+      'inventory DB writes are children of the consumer span',
+    );
+  });
+});
