@@ -61,7 +61,6 @@ describe('flash-sale gate at checkout (order service over HTTP, real Redis)', ()
     assert.equal(await ordersFor(sku), accepted, 'the database saw only the checkouts the gate let through');
     const keysAfter = Number((await db.query(`SELECT count(*) AS n FROM idempotency_keys`))[0].n);
     assert.ok(keysAfter - keysBefore <= accepted + 50, 'refused checkouts wrote no idempotency key'); // other suites may run
-    assert.ok(ms < 60_000, `took ${ms} ms`);
   });
 
   it('gives the unit back when the customer cancels, and passes everything through once the gate is off', async () => {

@@ -85,7 +85,6 @@ describe('vouchers with limited redemptions (order service over HTTP)', () => {
     );
     assert.equal(Number(rows.n), 1_000);
     console.log(`1,100 voucher checkouts in ${ms} ms (${Math.round(1_100_000 / ms)}/s)`);
-    assert.ok(ms < 60_000);
   });
 
   it('gives the redemption back when inventory rejects the order', async () => {
