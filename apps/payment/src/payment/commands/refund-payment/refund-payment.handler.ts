@@ -155,6 +155,16 @@ export class RefundWorker implements OnApplicationBootstrap, OnApplicationShutdo
       );
       return;
     }
+    if (result.kind === 'unavailable' && result.reason === 'circuit open') {
+      // Never sent: the breaker is open. Wait for it to half-open without spending one of the refund's attempts.
+      await this.dataSource.query(
+        `UPDATE refund SET attempts = attempts - 1, next_attempt_at = now() + $2 * interval '1 millisecond',
+                last_error = 'circuit open', updated_at = now()
+          WHERE id = $1 AND state = 'pending'`,
+        [refund.id, this.config.PAYMENT_BREAKER_HALF_OPEN_MS],
+      );
+      return;
+    }
     const error =
       result.kind === 'rejected' ? `${result.status} ${result.code}: ${result.message}` : result.reason;
     // A refusal will not change by asking again; no answer might.
