@@ -133,7 +133,8 @@ export class PspClient {
           backoff: new ExponentialBackoff({ initialDelay: 50, maxDelay: 1_000 }),
         },
       ),
-      this.breaker(account),
+      // Per account, with refunds on their own breaker: a refund outage must not stop charges.
+      this.breaker(operation === 'refund' ? `${account}/refunds` : account),
     );
     const end = this.metrics.pspDuration.startTimer({ operation });
     let result: PspResult<T>;

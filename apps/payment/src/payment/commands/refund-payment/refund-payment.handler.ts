@@ -155,16 +155,6 @@ export class RefundWorker implements OnApplicationBootstrap, OnApplicationShutdo
       );
       return;
     }
-    if (result.kind === 'unavailable' && result.reason === 'circuit open') {
-      // Never sent: the breaker is open. Wait for it to half-open without spending one of the refund's attempts.
-      await this.dataSource.query(
-        `UPDATE refund SET attempts = attempts - 1, next_attempt_at = now() + $2 * interval '1 millisecond',
-                last_error = 'circuit open', updated_at = now()
-          WHERE id = $1 AND state = 'pending'`,
-        [refund.id, this.config.PAYMENT_BREAKER_HALF_OPEN_MS],
-      );
-      return;
-    }
     const error =
       result.kind === 'rejected' ? `${result.status} ${result.code}: ${result.message}` : result.reason;
     // A refusal will not change by asking again; no answer might.
@@ -187,9 +177,14 @@ export class RefundWorker implements OnApplicationBootstrap, OnApplicationShutdo
       );
       return;
     }
-    const backoff = Math.min(
-      this.config.PAYMENT_REFUND_BACKOFF_MS * 2 ** (refund.attempts - 1),
-      this.config.PAYMENT_REFUND_BACKOFF_MAX_MS,
+    const open = result.kind === 'unavailable' && result.reason === 'circuit open';
+    // An open breaker would refuse again at once: wait at least until it lets a request through.
+    const backoff = Math.max(
+      open ? this.config.PAYMENT_BREAKER_HALF_OPEN_MS : 0,
+      Math.min(
+        this.config.PAYMENT_REFUND_BACKOFF_MS * 2 ** (refund.attempts - 1),
+        this.config.PAYMENT_REFUND_BACKOFF_MAX_MS,
+      ),
     );
     await this.dataSource.query(
       `UPDATE refund SET next_attempt_at = now() + $2 * interval '1 millisecond', last_error = $3, updated_at = now()
