@@ -8,7 +8,11 @@ export function percentile(values: number[], p: number): number {
 }
 
 /** Prints rows as a table and writes them with the run's metadata to bench/results/<name>.json. */
-export function report(name: string, rows: Record<string, unknown>[], meta: Record<string, unknown> = {}): void {
+export function report(
+  name: string,
+  rows: Record<string, unknown>[],
+  meta: Record<string, unknown> = {},
+): void {
   console.table(rows);
   const dir = join(__dirname, '..', 'results');
   mkdirSync(dir, { recursive: true });

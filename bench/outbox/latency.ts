@@ -21,7 +21,9 @@ async function main(): Promise<void> {
   const direct: number[] = [];
   for (let i = 0; i < count; i++) {
     const payload = orderCreatedPayload({ customerId: 'bench' });
-    const event = await orderDb.transaction((tx) => writer.append(tx, { type: 'order.created', tenantId: 'acme', sagaId: payload.orderId, payload }));
+    const event = await orderDb.transaction((tx) =>
+      writer.append(tx, { type: 'order.created', tenantId: 'acme', sagaId: payload.orderId, payload }),
+    );
     const committed = performance.now();
     await reader.waitFor((m) => m.headers.eventId === event.eventId, { timeoutMs: 30_000 });
     relay.push(performance.now() - committed);
@@ -39,7 +41,10 @@ async function main(): Promise<void> {
     p90_ms: +percentile(xs, 90).toFixed(1),
     p99_ms: +percentile(xs, 99).toFixed(1),
   });
-  const rows = [row('outbox commit -> Debezium -> consumer', relay), row('baseline: kafkajs produce -> consumer', direct)];
+  const rows = [
+    row('outbox commit -> Debezium -> consumer', relay),
+    row('baseline: kafkajs produce -> consumer', direct),
+  ];
   report('outbox-latency', rows, { ratio_p50: +(percentile(relay, 50) / percentile(direct, 50)).toFixed(2) });
   console.log(`median ratio relay/direct: ${(percentile(relay, 50) / percentile(direct, 50)).toFixed(2)}x`);
   await producer.disconnect();

@@ -24,7 +24,12 @@ async function outboxRoundTrip(): Promise<void> {
   const payload = orderCreatedPayload({ customerId: 'demo-customer' });
   const committedAt = Date.now();
   const event = await orderDb.transaction((tx) =>
-    new OutboxWriter('order').append(tx, { type: 'order.created', tenantId: 'acme', sagaId: payload.orderId, payload }),
+    new OutboxWriter('order').append(tx, {
+      type: 'order.created',
+      tenantId: 'acme',
+      sagaId: payload.orderId,
+      payload,
+    }),
   );
   const [first] = await reader.waitFor((m) => m.headers.eventId === event.eventId, { timeoutMs: 30_000 });
   const latency = Date.now() - committedAt;
@@ -32,11 +37,21 @@ async function outboxRoundTrip(): Promise<void> {
   const deadline = Date.now() + 5_000;
   while (Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
   const saga = reader.matching((m) => m.key === payload.orderId).sort((a, b) => a.timestamp - b.timestamp);
-  console.log(`\norder.created ${event.eventId} committed to the order DB outbox; on Kafka after ${latency} ms`);
+  console.log(
+    `\norder.created ${event.eventId} committed to the order DB outbox; on Kafka after ${latency} ms`,
+  );
   console.log(`  topic=${first.topic} partition=${first.partition} key=${first.key}`);
   console.log(`  headers=${JSON.stringify(first.headers)}`);
   console.log(`\nevents of saga ${payload.orderId} seen on Kafka:`);
-  console.table(saga.map((m) => ({ at: `+${m.timestamp - first.timestamp} ms`, topic: m.topic, sequence: m.headers.sequence, causationId: m.headers.causationId || '-', tenant: m.headers.tenantId })));
+  console.table(
+    saga.map((m) => ({
+      at: `+${m.timestamp - first.timestamp} ms`,
+      topic: m.topic,
+      sequence: m.headers.sequence,
+      causationId: m.headers.causationId || '-',
+      tenant: m.headers.tenantId,
+    })),
+  );
   await reader.stop();
   await orderDb.destroy();
 }
@@ -44,12 +59,19 @@ async function outboxRoundTrip(): Promise<void> {
 async function main(): Promise<void> {
   const started = Date.now();
   const wasUp = existsSync(join(REPO_ROOT, '.stack', 'run', 'kafka.pid'));
-  const timings = await withProgress('starting the local stack (PostgreSQL, Redis, Kafka, Connect + Debezium, 5 services)', up({ log: () => undefined }));
+  const timings = await withProgress(
+    'starting the local stack (PostgreSQL, Redis, Kafka, Connect + Debezium, 5 services)',
+    up({ log: () => undefined }),
+  );
   console.log(`stack up in ${(timings.total / 1000).toFixed(1)} s ${JSON.stringify(timings)}`);
   try {
     await outboxRoundTrip();
   } finally {
-    if (!wasUp) await withProgress('stopping the stack', down(() => undefined));
+    if (!wasUp)
+      await withProgress(
+        'stopping the stack',
+        down(() => undefined),
+      );
   }
   console.log(`\ndemo finished in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }
