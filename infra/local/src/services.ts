@@ -46,9 +46,10 @@ export function serviceEnv(config: StackConfig, name: string): Record<string, st
     CARRIER_FAIL_SKUS: 'UNSHIPPABLE-*',
     CARRIER_FAIL_CUSTOMERS: 'undeliverable-*',
     NOTIFIER_INTERVAL_MS: '200',
-    // Inventory: a reservation TTL shorter than PSP_SIM_LATE_WEBHOOK_DELAY_MS (tok_webhook_late pays after
-    // expiry) but longer than the other PSP delays, and a fast expiry job.
-    INVENTORY_RESERVATION_TTL_SECONDS: '6',
+    // Inventory: a TTL well above the payment time under load (a 6 s TTL let busy-machine orders expire
+    // before they were paid, so flash-sale runs resold released units), and a fast expiry job. The
+    // paid-after-expiry path is exercised by the inventory command specs with their own expiry times.
+    INVENTORY_RESERVATION_TTL_SECONDS: '60',
     INVENTORY_EXPIRY_INTERVAL_MS: '1000',
     INVENTORY_DRIFT_INTERVAL_MS: '30000',
   };
