@@ -3,7 +3,14 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { serviceDataSource } from '@checkout/testing';
-import { call, checkout, checkoutBody, pool, priceSku, stockSku, uniqueSku } from './order-api';
+import { ORDER, call, checkout, checkoutBody, pool, priceSku, stockSku, uniqueSku } from './order-api';
+
+/** Checkouts that found Redis too slow or down and fell back to the database path (by design). */
+async function gateFallbacks(): Promise<number> {
+  const text = await (await fetch(`${ORDER}/metrics`)).text();
+  const m = /^order_stock_gate_unavailable_total\{[^}]*operation="take"[^}]*\} (\d+)/m.exec(text);
+  return m ? Number(m[1]) : 0;
+}
 
 describe('flash-sale gate at checkout (order service over HTTP, real Redis)', () => {
   let db: DataSource;
@@ -32,6 +39,7 @@ describe('flash-sale gate at checkout (order service over HTTP, real Redis)', ()
     assert.equal(on.json.source, inInventory ? 'inventory' : 'override');
 
     const keysBefore = Number((await db.query(`SELECT count(*) AS n FROM idempotency_keys`))[0].n);
+    const fallbacksBefore = await gateFallbacks();
     const started = Date.now();
     const answers = await pool(Array.from({ length: 2_000 }), 100, () =>
       checkout(checkoutBody(sku), randomUUID()),
@@ -53,10 +61,13 @@ describe('flash-sale gate at checkout (order service over HTTP, real Redis)', ()
               OR EXISTS (SELECT 1 FROM inbox i WHERE i.saga_id = o.id AND i.type = 'inventory.released'))`,
       [sku],
     );
+    // A checkout whose gate call timed out on a loaded machine takes the database path instead (Redis down
+    // -> DB decides): accepted here, and inventory still never reserves more than the stock.
+    const fallbacks = (await gateFallbacks()) - fallbacksBefore;
     assert.ok(accepted >= 500, `accepted ${accepted}`);
     assert.ok(
-      accepted - 500 <= Number(returned),
-      `accepted ${accepted} with only ${returned} units given back`,
+      accepted - 500 <= Number(returned) + fallbacks,
+      `accepted ${accepted} with only ${returned} units given back and ${fallbacks} gate fallbacks`,
     );
     assert.equal(await ordersFor(sku), accepted, 'the database saw only the checkouts the gate let through');
     const keysAfter = Number((await db.query(`SELECT count(*) AS n FROM idempotency_keys`))[0].n);
