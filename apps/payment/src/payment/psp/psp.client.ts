@@ -94,9 +94,21 @@ export class PspClient {
 
   /** The account's charges created in [from, to) (orphan sweep). */
   async chargesBetween(account: string, from: Date, to: Date): Promise<PspResult<PspCharge[]>> {
-    const q = `from=${encodeURIComponent(from.toISOString())}&to=${encodeURIComponent(to.toISOString())}&limit=1000`;
-    const r = await this.call<{ data: PspCharge[] }>('list', account, 'GET', `/v1/charges?${q}`);
-    return r.kind === 'ok' ? { kind: 'ok', value: r.value.data } : r;
+    const page = 1000;
+    const seen = new Map<string, PspCharge>();
+    // Pages oldest first: the next page starts at the last charge's time (ids dedupe the boundary).
+    for (let cursor = from; ;) {
+      const q = `from=${encodeURIComponent(cursor.toISOString())}&to=${encodeURIComponent(to.toISOString())}&limit=${page}`;
+      const r = await this.call<{ data: PspCharge[] }>('list', account, 'GET', `/v1/charges?${q}`);
+      if (r.kind !== 'ok') return r;
+      for (const c of r.value.data) seen.set(c.id, c);
+      const last = r.value.data.at(-1);
+      if (r.value.data.length < page || !last) break;
+      const next = new Date(last.createdAt);
+      if (next.getTime() <= cursor.getTime()) break; // a whole page in one millisecond: stop rather than loop
+      cursor = next;
+    }
+    return { kind: 'ok', value: [...seen.values()] };
   }
 
   private breaker(account: string): CircuitBreakerPolicy {
