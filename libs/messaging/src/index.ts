@@ -4,3 +4,4 @@ export * from './event-consumer';
 export * from './errors';
 export * from './kafka';
 export * from './logger';
+export * from './sql';

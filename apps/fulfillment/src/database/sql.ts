@@ -1,22 +1,7 @@
 import { EntityManager } from 'typeorm';
+import { sql } from '@checkout/messaging';
 
-/** Rows and row count of one statement: the row count is how a conditional update answers. */
-export interface SqlResult<R> {
-  rows: R[];
-  rowCount: number;
-}
-
-/** Runs one statement on the transaction's connection and returns its rows and row count. */
-export async function sql<R = Record<string, unknown>>(
-  tx: EntityManager,
-  text: string,
-  params: unknown[] = [],
-): Promise<SqlResult<R>> {
-  const runner = tx.queryRunner;
-  if (!runner?.isTransactionActive) throw new Error('fulfillment statements run inside a transaction');
-  const result = await runner.query(text, params, true);
-  return { rows: (result.records ?? []) as R[], rowCount: result.affected ?? result.records?.length ?? 0 };
-}
+export { sql, SqlResult } from '@checkout/messaging';
 
 /**
  * Serialises every change of one order's fulfillment state (order.paid against payment.refunded arriving
