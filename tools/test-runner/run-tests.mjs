@@ -14,7 +14,7 @@ const filters = args.filter((a, i) => !a.startsWith('--') && args[i - 1] !== '--
 
 const projects = projectArg
   ? [projectArg]
-  : ['libs', 'apps', 'tools', 'infra'].flatMap((group) =>
+  : ['libs', 'apps', 'tools', 'infra', 'tests'].flatMap((group) =>
       existsSync(join(root, group)) ? readdirSync(join(root, group)).map((p) => join(group, p)) : [],
     );
 
