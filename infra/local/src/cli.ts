@@ -1,7 +1,7 @@
 import { MissingPrerequisite } from './prerequisites';
-import { down, restartService, up } from './stack';
+import { down, restartService, startService, stopService, up } from './stack';
 
-/** `up [--infra]` / `down`: what npm run up / npm run down call. */
+/** `up [--infra]` / `down`: what npm run up / npm run down call; `restart|stop|start <service>` for one service. */
 async function main(): Promise<void> {
   const [command, ...flags] = process.argv.slice(2);
   if (command === 'up') {
@@ -9,11 +9,15 @@ async function main(): Promise<void> {
     console.log(`[stack] up in ${(timings.total / 1000).toFixed(1)} s: ${JSON.stringify(timings)}`);
   } else if (command === 'restart' && flags[0]) {
     await restartService(flags[0]);
+  } else if (command === 'stop' && flags[0]) {
+    await stopService(flags[0]);
+  } else if (command === 'start' && flags[0]) {
+    await startService(flags[0]);
   } else if (command === 'down') {
     await down();
     console.log('[stack] down');
   } else {
-    console.error('usage: cli.js up [--infra] | restart <service> | down');
+    console.error('usage: cli.js up [--infra] | restart <service> | stop <service> | start <service> | down');
     process.exitCode = 2;
   }
 }

@@ -65,9 +65,17 @@ export async function serviceReady(config: StackConfig, name: string): Promise<b
   return res.status === 200;
 }
 
-/** Starts every built service detached and waits until each one's /health/ready says ok. */
-export async function startServices(config: StackConfig, log: (line: string) => void): Promise<void> {
-  for (const svc of SERVICES) {
+/**
+ * Starts every built service (or only the named ones) detached, skipping those already healthy, and waits until
+ * each one's /health/ready says ok.
+ */
+export async function startServices(
+  config: StackConfig,
+  log: (line: string) => void,
+  only?: readonly string[],
+): Promise<void> {
+  const selected = SERVICES.filter((svc) => !only || only.includes(svc.name));
+  for (const svc of selected) {
     if (runningPid(config.run, svc.name) && (await serviceReady(config, svc.name).catch(() => false)))
       continue;
     const main = join(REPO_ROOT, 'apps', svc.name, 'dist', 'src', 'main.js');
@@ -82,7 +90,7 @@ export async function startServices(config: StackConfig, log: (line: string) => 
     }
   }
   await Promise.all(
-    SERVICES.map((svc) =>
+    selected.map((svc) =>
       waitFor(`${svc.name} /health/ready`, () => serviceReady(config, svc.name), {
         timeoutMs: 60_000,
         intervalMs: 250,
@@ -92,9 +100,10 @@ export async function startServices(config: StackConfig, log: (line: string) => 
 }
 
 /** Stops one service (SIGTERM: it drains its consumers and commits offsets) and waits for it to exit. */
-export const stopService = (config: StackConfig, name: string) => stopManaged(config.run, name, 30_000);
+export const stopServiceProcess = (config: StackConfig, name: string) =>
+  stopManaged(config.run, name, 30_000);
 
 /** Stops every service, in parallel. */
 export async function stopServices(config: StackConfig): Promise<void> {
-  await Promise.all(SERVICES.map((svc) => stopService(config, svc.name)));
+  await Promise.all(SERVICES.map((svc) => stopServiceProcess(config, svc.name)));
 }

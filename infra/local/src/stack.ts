@@ -9,8 +9,8 @@ import { databaseUrl, grantOutboxToCdc, provisionDatabases, startPostgres, stopP
 import { checkPrerequisites } from './prerequisites';
 import { run } from './processes';
 import { startRedis, stopRedis } from './redis';
-import { serviceEnv, startServices, stopService, stopServices } from './services';
-import { DB_SERVICES } from './topology';
+import { serviceEnv, startServices, stopServiceProcess, stopServices } from './services';
+import { DB_SERVICES, SERVICES } from './topology';
 
 /** What `up` should start: the infrastructure only (for integration tests of a lib) or everything. */
 export interface UpOptions {
@@ -71,24 +71,55 @@ export async function up(options: UpOptions = {}): Promise<UpTimings> {
   return timings;
 }
 
-/** Rebuilt a service? Applies its new migrations, stops it (SIGTERM) and starts it again, healthy. */
-export async function restartService(
-  name: string,
-  log: (line: string) => void = (line) => console.log(`[stack] ${line}`),
-): Promise<void> {
+const stackLog = (line: string) => console.log(`[stack] ${line}`);
+
+function knownService(name: string): void {
+  if (!SERVICES.some((s) => s.name === name))
+    throw new Error(`unknown service ${name} (known: ${SERVICES.map((s) => s.name).join(', ')})`);
+}
+
+/** A service's database side, idempotently: its database and role, its migrations, the CDC grant on its outbox. */
+async function prepareDatabase(config: StackConfig, name: string): Promise<void> {
+  if (!DB_SERVICES.some((s) => s.name === name)) return;
+  await provisionDatabases(config);
+  migrateAll(config, name);
+  await grantOutboxToCdc(config);
+}
+
+/**
+ * Stops one service of the running stack (SIGTERM: it drains its consumers and commits its offsets) and waits
+ * for it to exit; the rest of the stack keeps running. Returns whether it was running. For specs that take a
+ * dependency away (e.g. the PSP simulator during a refund) and for `cli.js stop <service>`.
+ */
+export async function stopService(name: string, log: (line: string) => void = stackLog): Promise<boolean> {
+  knownService(name);
+  const wasRunning = await stopServiceProcess(loadStackConfig(), name);
+  log(wasRunning ? `${name} stopped` : `${name} was not running`);
+  return wasRunning;
+}
+
+/**
+ * Starts one service in the running stack (provisions and migrates its database first when it has one) and
+ * returns when its /health/ready says ok; a no-op for a service already healthy. `cli.js start <service>`.
+ */
+export async function startService(name: string, log: (line: string) => void = stackLog): Promise<void> {
+  knownService(name);
   const config = loadStackConfig();
-  if (DB_SERVICES.some((s) => s.name === name)) {
-    migrateAll(config, name);
-    await grantOutboxToCdc(config);
-  }
-  await stopService(config, name);
-  await startServices(config, log);
+  await prepareDatabase(config, name);
+  await startServices(config, log, [name]);
+}
+
+/** Rebuilt a service? Applies its new migrations, stops it (SIGTERM) and starts it again, healthy. */
+export async function restartService(name: string, log: (line: string) => void = stackLog): Promise<void> {
+  knownService(name);
+  const config = loadStackConfig();
+  await prepareDatabase(config, name);
+  await stopServiceProcess(config, name);
+  await startServices(config, log, [name]);
 }
 
 /** Stops everything `up` started, services first; idempotent. */
-export async function down(
-  log: (line: string) => void = (line) => console.log(`[stack] ${line}`),
-): Promise<void> {
+export async function down(log: (line: string) => void = stackLog): Promise<void> {
   const config = loadStackConfig();
   await stopServices(config);
   if (await stopConnect(config)) log('connect stopped');
