@@ -55,6 +55,33 @@ describe('ReserveStock against the inventory database', () => {
     assert.deepEqual(types, { 'inventory.reserved': 500, 'inventory.rejected': 40 });
   });
 
+  it('each line holds for its own SKU TTL (default when the SKU has none); the event names the first to lapse', async () => {
+    const short = uniqueSku('ttl-short');
+    const long = uniqueSku('ttl-long');
+    const plain = uniqueSku('ttl-default');
+    await givenStock(ds, short, 5, { reservationTtlSeconds: 30 });
+    await givenStock(ds, long, 5, { reservationTtlSeconds: 3_600 });
+    await givenStock(ds, plain, 5);
+    const o = order([
+      [long, 1],
+      [plain, 1],
+      [short, 1],
+    ]);
+
+    assert.equal((await run(o)).outcome, 'reserved');
+
+    const rows: { sku: string; ttl: number; expiresAt: Date }[] = await ds.query(
+      `SELECT sku, round(extract(epoch FROM expires_at - created_at))::int AS ttl, expires_at AS "expiresAt"
+         FROM reservation WHERE order_id = $1`,
+      [o.orderId],
+    );
+    const ttlBySku = Object.fromEntries(rows.map((r) => [r.sku, r.ttl]));
+    assert.deepEqual(ttlBySku, { [short]: 30, [long]: 3_600, [plain]: 600 });
+    const [reserved] = await eventsOf(ds, o.orderId);
+    assert.equal(reserved.type, 'inventory.reserved');
+    assert.equal(reserved.payload.expiresAt, rows.find((r) => r.sku === short)!.expiresAt.toISOString());
+  });
+
   it('the database refuses a write that would take available below zero (CHECK)', async () => {
     const sku = uniqueSku('check');
     await givenStock(ds, sku, 3);

@@ -33,11 +33,14 @@ describe('inventory HTTP API (running service)', () => {
     const put = await call('PUT', `/v1/admin/stock/${sku}`, ACME, { available: 500, allowBackorder: false });
     assert.deepEqual(put, {
       status: 200,
-      body: { sku, available: 500, reserved: 0, sold: 0, allowBackorder: false },
+      body: { sku, available: 500, reserved: 0, sold: 0, allowBackorder: false, reservationTtlSeconds: null },
     });
 
     const get = await call('GET', `/v1/stock/${sku}`, ACME);
-    assert.deepEqual(get, { status: 200, body: { sku, available: 500, reserved: 0, sold: 0 } });
+    assert.deepEqual(get, {
+      status: 200,
+      body: { sku, available: 500, reserved: 0, sold: 0, reservationTtlSeconds: null },
+    });
   });
 
   it('each PUT is recorded as a restock delta, so initial + restocks = available + reserved + sold', async () => {
@@ -50,7 +53,14 @@ describe('inventory HTTP API (running service)', () => {
       }),
     );
     const put = await call('PUT', `/v1/admin/stock/${sku}`, ACME, { available: 20, allowBackorder: true });
-    assert.deepEqual(put.body, { sku, available: 20, reserved: 4, sold: 0, allowBackorder: true });
+    assert.deepEqual(put.body, {
+      sku,
+      available: 20,
+      reserved: 4,
+      sold: 0,
+      allowBackorder: true,
+      reservationTtlSeconds: null,
+    });
 
     const deltas = await ds.query(
       `SELECT delta, available_after AS "availableAfter" FROM stock_restock WHERE tenant_id = 'acme' AND sku = $1 ORDER BY id`,
@@ -90,6 +100,10 @@ describe('inventory HTTP API (running service)', () => {
       { available: '5' },
       { available: 5, allowBackorder: 'yes' },
       { available: 5, reserved: 3 },
+      { available: 5, reservationTtlSeconds: 0 },
+      { available: 5, reservationTtlSeconds: 86_401 },
+      { available: 5, reservationTtlSeconds: 1.5 },
+      { available: 5, reservationTtlSeconds: '60' },
       {},
     ]) {
       const res = await call('PUT', `/v1/admin/stock/${sku}`, ACME, body);
@@ -104,6 +118,7 @@ describe('inventory HTTP API (running service)', () => {
       available: 7,
       reserved: 0,
       sold: 0,
+      reservationTtlSeconds: null,
     });
   });
 
@@ -119,6 +134,7 @@ describe('inventory HTTP API (running service)', () => {
       available: 1,
       reserved: 2,
       sold: 0,
+      reservationTtlSeconds: null,
     });
 
     await expire(ds, o.orderId);
@@ -128,6 +144,39 @@ describe('inventory HTTP API (running service)', () => {
       available: 3,
       reserved: 0,
       sold: 0,
+      reservationTtlSeconds: null,
     });
+  });
+
+  it('reservationTtlSeconds: set, shown by GET, kept when omitted, back to the default with null', async () => {
+    const sku = uniqueSku('ttl');
+    const put = await call('PUT', `/v1/admin/stock/${sku}`, ACME, {
+      available: 5,
+      reservationTtlSeconds: 90,
+    });
+    assert.equal(put.status, 200);
+    assert.equal(put.body.reservationTtlSeconds, 90);
+    assert.equal((await call('GET', `/v1/stock/${sku}`, ACME)).body.reservationTtlSeconds, 90);
+
+    const kept = await call('PUT', `/v1/admin/stock/${sku}`, ACME, { available: 6 });
+    assert.equal(
+      kept.body.reservationTtlSeconds,
+      90,
+      'an omitted reservationTtlSeconds keeps the current one',
+    );
+    for (const ttl of [1, 86_400]) {
+      const edge = await call('PUT', `/v1/admin/stock/${sku}`, ACME, {
+        available: 6,
+        reservationTtlSeconds: ttl,
+      });
+      assert.equal(edge.body.reservationTtlSeconds, ttl);
+    }
+
+    const cleared = await call('PUT', `/v1/admin/stock/${sku}`, ACME, {
+      available: 6,
+      reservationTtlSeconds: null,
+    });
+    assert.equal(cleared.body.reservationTtlSeconds, null);
+    assert.equal((await call('GET', `/v1/stock/${sku}`, ACME)).body.reservationTtlSeconds, null);
   });
 });

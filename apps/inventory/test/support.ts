@@ -40,9 +40,15 @@ export async function givenStock(
   ds: DataSource,
   sku: string,
   available: number,
-  { tenantId = TEST_TENANT, allowBackorder = false } = {},
+  {
+    tenantId = TEST_TENANT,
+    allowBackorder = false,
+    reservationTtlSeconds,
+  }: { tenantId?: string; allowBackorder?: boolean; reservationTtlSeconds?: number } = {},
 ): Promise<void> {
-  await inTx(ds, (tx) => new SetStock().execute(tx, { tenantId, sku, available, allowBackorder }));
+  await inTx(ds, (tx) =>
+    new SetStock().execute(tx, { tenantId, sku, available, allowBackorder, reservationTtlSeconds }),
+  );
 }
 
 /** The counters of a SKU. */

@@ -10,6 +10,8 @@ export interface StockRow {
   sold: number;
   allowBackorder: boolean;
   restocked: number;
+  /** This SKU's reservation TTL; null follows the service default. */
+  reservationTtlSeconds: number | null;
 }
 
 /** One reservation line returned by a release. */
@@ -152,6 +154,8 @@ export async function stockFlags(
 /**
  * Sets the on-hand available units of a SKU (creating it) and records the delta as a restock, in one
  * statement: the delta is computed from the row's current value under its lock, never read by the app.
+ * `allowBackorder` and `reservationTtlSeconds` left undefined keep their current value; a null TTL goes
+ * back to the service default.
  */
 export async function setAvailable(
   tx: EntityManager,
@@ -159,25 +163,36 @@ export async function setAvailable(
   sku: string,
   available: number,
   allowBackorder: boolean | undefined,
+  reservationTtlSeconds?: number | null,
 ): Promise<StockRow & { delta: number }> {
   const { rows } = await sql<StockRow & { delta: number }>(
     tx,
     `WITH upserted AS (
-       INSERT INTO stock AS s (tenant_id, sku, available, restocked, last_restock, allow_backorder)
-       VALUES ($1, $2, $3::int, $3::int, $3::int, COALESCE($4::boolean, false))
+       INSERT INTO stock AS s (tenant_id, sku, available, restocked, last_restock, allow_backorder,
+                               reservation_ttl_seconds)
+       VALUES ($1, $2, $3::int, $3::int, $3::int, COALESCE($4::boolean, false), $6::int)
        ON CONFLICT (tenant_id, sku) DO UPDATE
          SET available = EXCLUDED.available,
              restocked = s.restocked + (EXCLUDED.available - s.available),
              last_restock = EXCLUDED.available - s.available,
              allow_backorder = COALESCE($4::boolean, s.allow_backorder),
+             reservation_ttl_seconds = CASE WHEN $5::boolean THEN $6::int ELSE s.reservation_ttl_seconds END,
              updated_at = now()
        RETURNING *),
      ledger AS (
        INSERT INTO stock_restock (tenant_id, sku, delta, available_after)
        SELECT tenant_id, sku, last_restock, available FROM upserted WHERE last_restock <> 0)
      SELECT sku, available, reserved, sold, allow_backorder AS "allowBackorder",
-            restocked::int AS restocked, last_restock AS delta FROM upserted`,
-    [tenantId, sku, available, allowBackorder ?? null],
+            restocked::int AS restocked, reservation_ttl_seconds AS "reservationTtlSeconds",
+            last_restock AS delta FROM upserted`,
+    [
+      tenantId,
+      sku,
+      available,
+      allowBackorder ?? null,
+      reservationTtlSeconds !== undefined,
+      reservationTtlSeconds ?? null,
+    ],
   );
   return rows[0];
 }

@@ -9,10 +9,15 @@ import { visibleStock } from '../domain';
 /** Largest stock count accepted for one SKU: anything above is a typo, not a warehouse. */
 export const MAX_AVAILABLE = 100_000_000;
 
+/** Longest reservation TTL a SKU may have: one day, like INVENTORY_RESERVATION_TTL_SECONDS. */
+export const MAX_RESERVATION_TTL_SECONDS = 86_400;
+
 /** Body of PUT /v1/admin/stock/{sku}. */
 export const SetStockBody = z.strictObject({
   available: z.number().int().min(0).max(MAX_AVAILABLE),
   allowBackorder: z.boolean().optional(),
+  /** Omitted: unchanged; null: back to the service default. */
+  reservationTtlSeconds: z.number().int().min(1).max(MAX_RESERVATION_TTL_SECONDS).nullable().optional(),
 });
 
 /** What GET /v1/stock/{sku} answers. */
@@ -21,6 +26,8 @@ export interface StockView {
   available: number;
   reserved: number;
   sold: number;
+  /** This SKU's reservation TTL in seconds; null follows the service default. */
+  reservationTtlSeconds: number | null;
 }
 
 /** The inventory HTTP API of PRODUCT.md section 4, scoped to the caller's tenant. */
@@ -47,6 +54,7 @@ export class StockController {
       reserved: row.reserved,
       sold: row.sold,
       allowBackorder: row.allowBackorder,
+      reservationTtlSeconds: row.reservationTtlSeconds,
     };
   }
 
@@ -54,17 +62,23 @@ export class StockController {
   @Get('stock/:sku')
   async get(@CurrentTenant() tenant: Tenant, @Param('sku') rawSku: string): Promise<StockView> {
     const sku = validate(Sku, rawSku, 'sku');
-    const rows: { sku: string; available: number; reserved: number; sold: number; overdue: number }[] =
-      await this.dataSource.query(
-        `SELECT s.sku, s.available, s.reserved, s.sold,
+    const rows: {
+      sku: string;
+      available: number;
+      reserved: number;
+      sold: number;
+      reservationTtlSeconds: number | null;
+      overdue: number;
+    }[] = await this.dataSource.query(
+      `SELECT s.sku, s.available, s.reserved, s.sold, s.reservation_ttl_seconds AS "reservationTtlSeconds",
                 COALESCE((SELECT sum(qty) FROM reservation r
                            WHERE r.tenant_id = s.tenant_id AND r.sku = s.sku
                              AND r.status = 'held' AND r.expires_at < now()), 0)::int AS overdue
            FROM stock s WHERE s.tenant_id = $1 AND s.sku = $2`,
-        [tenant.id, sku],
-      );
+      [tenant.id, sku],
+    );
     if (rows.length === 0) throw new ApiError(404, 'UNKNOWN_SKU', `no stock for SKU ${sku}`, { sku });
-    const { overdue, ...counters } = rows[0];
-    return { sku: counters.sku, ...visibleStock(counters, overdue) };
+    const { overdue, reservationTtlSeconds, ...counters } = rows[0];
+    return { sku: counters.sku, ...visibleStock(counters, overdue), reservationTtlSeconds };
   }
 }

@@ -22,7 +22,7 @@ export type ReserveStockResult =
 
 /** Settings of ReserveStock. */
 export interface ReserveStockOptions {
-  /** How long a reservation holds stock before the expiry job may release it. */
+  /** How long a reservation holds stock before the expiry job may release it, unless its SKU says otherwise. */
   ttlSeconds: number;
 }
 
@@ -94,12 +94,17 @@ export class ReserveStock {
     cause: SagaEvent | undefined,
   ): Promise<{ short: string[]; expiresAt: string }> {
     return withSavepoint(tx, 'reserve_order', async () => {
+      // Each line holds for its own SKU's TTL (the service default when the SKU has none).
       const { rows } = await sql<{ expires_at: Date }>(
         tx,
-        `INSERT INTO reservation (tenant_id, order_id, sku, qty, status, expires_at)
-         SELECT $1, $2, l.sku, l.qty, 'held', now() + make_interval(secs => $5)
-           FROM unnest($3::text[], $4::int[]) AS l(sku, qty)
-         RETURNING expires_at`,
+        `WITH inserted AS (
+           INSERT INTO reservation (tenant_id, order_id, sku, qty, status, expires_at)
+           SELECT $1, $2, l.sku, l.qty, 'held',
+                  now() + make_interval(secs => COALESCE(s.reservation_ttl_seconds, $5))
+             FROM unnest($3::text[], $4::int[]) AS l(sku, qty)
+             JOIN stock s ON s.tenant_id = $1 AND s.sku = l.sku
+           RETURNING expires_at)
+         SELECT min(expires_at) AS expires_at FROM inserted`,
         [
           tenantId,
           order.orderId,
@@ -108,6 +113,7 @@ export class ReserveStock {
           this.options.ttlSeconds,
         ],
       );
+      // The order is held as long as its first-expiring line: that is the deadline payment must meet.
       const expiresAt = rows[0].expires_at.toISOString();
       await this.outbox.append(tx, {
         type: 'inventory.reserved',

@@ -9,6 +9,8 @@ export interface SetStockInput {
   available: number;
   /** Omitted: unchanged (false for a new SKU). */
   allowBackorder?: boolean;
+  /** Seconds this SKU's reservations hold; null: the service default; omitted: unchanged. */
+  reservationTtlSeconds?: number | null;
 }
 
 /**
@@ -18,6 +20,13 @@ export interface SetStockInput {
  */
 export class SetStock {
   async execute(tx: EntityManager, input: SetStockInput): Promise<StockRow & { delta: number }> {
-    return setAvailable(tx, input.tenantId, input.sku, input.available, input.allowBackorder);
+    return setAvailable(
+      tx,
+      input.tenantId,
+      input.sku,
+      input.available,
+      input.allowBackorder,
+      input.reservationTtlSeconds,
+    );
   }
 }
