@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { IncomingMessage } from 'node:http';
 import { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
@@ -9,20 +10,52 @@ import { ApiErrorFilter } from './api-error';
 import { BaseConfig } from './config';
 import { ServiceKitOptions, dataSourceOptions } from './service-kit.module';
 
-/** Creates and starts a service: JSON logs, body limit, error shape, graceful SIGTERM. */
-export async function bootstrapService(
+/** How a service's HTTP layer differs from the kit's defaults. */
+export interface BootstrapOptions {
+  /**
+   * Keep the exact bytes of every JSON body on `req.rawBody` (Nest's `RawBodyRequest`), next to the parsed
+   * body: a webhook signature covers the body as sent, which a re-serialized object cannot reproduce.
+   */
+  rawBody?: boolean;
+}
+
+/** Creates a service's application, configured but not listening: JSON logs, body limit, error shape, SIGTERM. */
+export async function createService(
   module: Parameters<typeof NestFactory.create>[0],
   config: BaseConfig,
-): Promise<INestApplication> {
+  options: BootstrapOptions = {},
+): Promise<NestExpressApplication> {
   const app = await NestFactory.create<NestExpressApplication>(module, {
     bufferLogs: true,
     bodyParser: false,
   });
   app.useLogger(app.get(Logger));
-  app.use(json({ limit: config.BODY_LIMIT, type: ['application/json', 'application/*+json'] }));
+  app.use(
+    json({
+      limit: config.BODY_LIMIT,
+      type: ['application/json', 'application/*+json'],
+      ...(options.rawBody
+        ? {
+            verify: (req: IncomingMessage & { rawBody?: Buffer }, _res: unknown, buf: Buffer) => {
+              req.rawBody = buf;
+            },
+          }
+        : {}),
+    }),
+  );
   app.useGlobalFilters(new ApiErrorFilter());
   app.enableShutdownHooks(['SIGTERM', 'SIGINT']);
   app.set('x-powered-by', false);
+  return app;
+}
+
+/** Creates and starts a service on `config.PORT` (see createService). */
+export async function bootstrapService(
+  module: Parameters<typeof NestFactory.create>[0],
+  config: BaseConfig,
+  options: BootstrapOptions = {},
+): Promise<INestApplication> {
+  const app = await createService(module, config, options);
   await app.listen(config.PORT, '0.0.0.0');
   return app;
 }

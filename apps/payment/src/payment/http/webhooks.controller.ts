@@ -1,15 +1,10 @@
-import { Body, Controller, Headers, HttpCode, Inject, Post, Req } from '@nestjs/common';
+import { Body, Controller, Headers, HttpCode, Inject, Post, RawBodyRequest, Req } from '@nestjs/common';
 import { Request } from 'express';
 import { ApiError, SERVICE_CONFIG, TenantRegistry, validate } from '@checkout/service-kit';
 import { PaymentConfig } from '../../config/payment.config';
 import { verifySignature } from '../domain/webhook-signature';
 import { ApplyPspEventHandler, PspEventSchema } from '../commands/apply-psp-event/apply-psp-event.handler';
 import { PaymentMetrics } from '../payment.metrics';
-
-/** A request whose raw bytes were kept by the body parser (main.ts), since the signature covers the bytes. */
-export interface RawBodyRequest extends Request {
-  rawBody?: Buffer;
-}
 
 /** Receives PSP webhooks: signature first, then one deduped transaction, then a quick 2xx. */
 @Controller('v1/psp/webhooks')
@@ -24,7 +19,7 @@ export class WebhooksController {
   @Post()
   @HttpCode(200)
   async receive(
-    @Req() req: RawBodyRequest,
+    @Req() req: RawBodyRequest<Request>,
     @Headers('psp-signature') signature: string | undefined,
     @Body() body: unknown,
   ) {

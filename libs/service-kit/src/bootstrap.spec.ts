@@ -1,0 +1,88 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { AddressInfo } from 'node:net';
+import { Body, Controller, Module, Post, RawBodyRequest, Req } from '@nestjs/common';
+import { Request } from 'express';
+import { LoggerModule } from 'nestjs-pino';
+import { BaseConfigSchema } from './config';
+import { BootstrapOptions, createService } from './bootstrap';
+
+@Controller('echo')
+class EchoController {
+  @Post()
+  echo(@Req() req: RawBodyRequest<Request>, @Body() body: unknown) {
+    return { raw: req.rawBody?.toString('utf8') ?? null, body };
+  }
+}
+
+@Module({
+  imports: [LoggerModule.forRoot({ pinoHttp: { level: 'silent' } })],
+  controllers: [EchoController],
+})
+class EchoModule {}
+
+const config = BaseConfigSchema.parse({
+  SERVICE_NAME: 'bootstrap-spec',
+  PORT: '1',
+  LOG_LEVEL: 'silent',
+  KAFKA_BROKERS: 'unused:9092',
+  BODY_LIMIT: '1kb',
+});
+
+/** Starts the echo service with the kit's HTTP setup on a free port. */
+async function start(options?: BootstrapOptions) {
+  const app = await createService(EchoModule, config, options);
+  await app.listen(0, '127.0.0.1');
+  const { port } = app.getHttpServer().address() as AddressInfo;
+  const post = (body: string, contentType = 'application/json') =>
+    fetch(`http://127.0.0.1:${port}/echo`, {
+      method: 'POST',
+      headers: { 'content-type': contentType },
+      body,
+    });
+  return { app, post };
+}
+
+// Spacing, key order and escapes that JSON.stringify(JSON.parse(x)) would not give back.
+const SENT = '{ "b":1,\n  "a":"\\u00e9t\u00e9" }';
+
+describe('bootstrapService / createService', () => {
+  let plain: Awaited<ReturnType<typeof start>>;
+  let raw: Awaited<ReturnType<typeof start>>;
+
+  before(async () => {
+    plain = await start();
+    raw = await start({ rawBody: true });
+  });
+
+  after(async () => {
+    await plain.app.close();
+    await raw.app.close();
+  });
+
+  it('parses JSON and keeps no raw body by default (the other services)', async () => {
+    const res = await plain.post(SENT);
+    assert.equal(res.status, 201);
+    assert.equal(res.headers.get('x-powered-by'), null);
+    assert.deepEqual(await res.json(), { raw: null, body: { b: 1, a: 'été' } });
+  });
+
+  it('with rawBody keeps the exact bytes sent next to the parsed body', async () => {
+    const res = await raw.post(SENT);
+    assert.equal(res.status, 201);
+    assert.deepEqual(await res.json(), { raw: SENT, body: { b: 1, a: 'été' } });
+    const vendor = await raw.post('{"x":true}', 'application/vnd.psp+json');
+    assert.deepEqual(await vendor.json(), { raw: '{"x":true}', body: { x: true } });
+  });
+
+  it('keeps the body limit and the error shape either way', async () => {
+    for (const { post } of [plain, raw]) {
+      const big = await post(JSON.stringify({ pad: 'x'.repeat(2048) }));
+      assert.equal(big.status, 413);
+      assert.equal(((await big.json()) as { error: string }).error, 'PAYLOAD_TOO_LARGE');
+      const broken = await post('{"a":');
+      assert.equal(broken.status, 400);
+      assert.equal(typeof ((await broken.json()) as { error: unknown }).error, 'string');
+    }
+  });
+});
