@@ -5,3 +5,6 @@ export * from './errors';
 export * from './kafka';
 export * from './logger';
 export * from './sql';
+export * from './outbox-lsn.migration';
+export * from './outbox-monitor';
+export * from './consumer-lag';

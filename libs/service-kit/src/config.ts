@@ -11,6 +11,16 @@ export const BaseConfigSchema = z.object({
   BODY_LIMIT: z.string().default('64kb'),
   /** How long SIGTERM may take: consumers drain, HTTP finishes in-flight requests. */
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(1000).default(20_000),
+  /** Replication slot of the service's outbox connector; default `<service>_outbox` (infra/debezium). */
+  OUTBOX_SLOT_NAME: z.string().min(1).optional(),
+  /** How often the outbox and consumer-lag gauges are refreshed (default 5 s). */
+  MESSAGING_PROBE_INTERVAL_MS: z.coerce.number().int().min(100).optional(),
+  /** How often relay-confirmed outbox rows and old inbox rows are pruned (default 60 s). */
+  MESSAGING_RETENTION_INTERVAL_MS: z.coerce.number().int().min(100).optional(),
+  /** Relay-confirmed outbox rows are kept this long (default 24 h; Kafka holds the events). */
+  OUTBOX_RETENTION_MS: z.coerce.number().int().min(0).optional(),
+  /** Inbox rows are kept this long (default 8 days): longer than the topics' retention (7 days by default). */
+  INBOX_RETENTION_MS: z.coerce.number().int().min(0).optional(),
 });
 export type BaseConfig = z.infer<typeof BaseConfigSchema>;
 
@@ -28,4 +38,15 @@ export function parseConfig<S extends z.ZodType>(
     throw new ConfigError(`invalid configuration: ${problems}`);
   }
   return result.data;
+}
+
+/** The messaging settings of a service with their defaults filled in. */
+export function messagingSettings(config: BaseConfig) {
+  return {
+    slotName: config.OUTBOX_SLOT_NAME ?? `${config.SERVICE_NAME.replace(/-/g, '_')}_outbox`,
+    probeIntervalMs: config.MESSAGING_PROBE_INTERVAL_MS ?? 5_000,
+    retentionIntervalMs: config.MESSAGING_RETENTION_INTERVAL_MS ?? 60_000,
+    outboxRetentionMs: config.OUTBOX_RETENTION_MS ?? 24 * 3_600_000,
+    inboxRetentionMs: config.INBOX_RETENTION_MS ?? 8 * 24 * 3_600_000,
+  };
 }

@@ -8,9 +8,10 @@ import {
 import { DataSource } from 'typeorm';
 import { PinoLogger } from 'nestjs-pino';
 import { Registry } from 'prom-client';
-import { EventConsumer, HandlerMap, parseBrokers } from '@checkout/messaging';
+import { ConsumerLagMonitor, EventConsumer, HandlerMap, parseBrokers } from '@checkout/messaging';
 import { withEventSpan } from '@checkout/tracing';
-import { BaseConfig } from './config';
+import { BaseConfig, messagingSettings } from './config';
+import { PeriodicTask } from './periodic';
 import { EVENT_HANDLERS, METRICS_REGISTRY, SERVICE_CONFIG } from './tokens';
 
 /**
@@ -20,6 +21,8 @@ import { EVENT_HANDLERS, METRICS_REGISTRY, SERVICE_CONFIG } from './tokens';
 @Injectable()
 export class ConsumerHost implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private consumer?: EventConsumer;
+  private lagMonitor?: ConsumerLagMonitor;
+  private lagTask?: PeriodicTask;
 
   constructor(
     @Inject(SERVICE_CONFIG) private readonly config: BaseConfig,
@@ -50,9 +53,25 @@ export class ConsumerHost implements OnApplicationBootstrap, BeforeApplicationSh
     });
     await this.consumer.start();
     this.logger.info({ topics: this.consumer.topics }, 'consumer started');
+    const lagMonitor = new ConsumerLagMonitor({
+      groupId: this.config.SERVICE_NAME,
+      topics: this.consumer.topics,
+      brokers: parseBrokers(this.config.KAFKA_BROKERS),
+      registry: this.registry,
+    });
+    this.lagMonitor = lagMonitor;
+    this.lagTask = new PeriodicTask(
+      'consumer-lag',
+      messagingSettings(this.config).probeIntervalMs,
+      () => lagMonitor.probe(),
+      this.logger.logger,
+    );
+    this.lagTask.start();
   }
 
   async beforeApplicationShutdown(): Promise<void> {
+    await this.lagTask?.stop();
+    await this.lagMonitor?.close();
     await this.consumer?.stop();
     this.logger.info('consumer stopped');
   }

@@ -5,3 +5,5 @@ export * from './service-kit.module';
 export * from './bootstrap';
 export * from './consumer.host';
 export * from './tenancy';
+export * from './periodic';
+export * from './outbox-monitor.host';

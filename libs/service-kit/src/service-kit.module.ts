@@ -10,6 +10,7 @@ import { BaseConfig } from './config';
 import { HealthController } from './health.controller';
 import { KafkaHealthIndicator } from './kafka.health';
 import { MetricsController } from './metrics.controller';
+import { OutboxMonitorHost } from './outbox-monitor.host';
 import { TracingShutdown } from './tracing.shutdown';
 import { TenantGuard, TenantRegistry } from './tenancy';
 import { HAS_DATABASE, METRICS_REGISTRY, OUTBOX_WRITER, SERVICE_CONFIG } from './tokens';
@@ -22,7 +23,10 @@ export interface ServiceKitOptions {
     entities: NonNullable<DataSourceOptions['entities']>;
     migrations: NonNullable<DataSourceOptions['migrations']>;
   };
-  /** The aggregate type written to outbox rows (e.g. `order`). */
+  /**
+   * The aggregate type written to outbox rows (e.g. `order`). Given, the service publishes through an outbox:
+   * its relay gauges and messaging retention run too.
+   */
   aggregateType?: string;
 }
 
@@ -79,6 +83,7 @@ export class ServiceKitModule {
       const url = options.config.DATABASE_URL;
       if (!url) throw new Error('DATABASE_URL is required');
       imports.push(TypeOrmModule.forRoot(dataSourceOptions(url, options.database)));
+      if (options.aggregateType) providers.push(OutboxMonitorHost);
     }
     return {
       module: ServiceKitModule,

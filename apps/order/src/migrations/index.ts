@@ -1,5 +1,5 @@
-import { CreateMessagingTables1764680000000 } from '@checkout/messaging';
+import { MESSAGING_MIGRATIONS } from '@checkout/messaging';
 import { CreateOrderTables1764700000000 } from './1764700000000-create-order-tables';
 
 /** Every migration of this service's database, oldest first. */
-export const MIGRATIONS = [CreateMessagingTables1764680000000, CreateOrderTables1764700000000];
+export const MIGRATIONS = [...MESSAGING_MIGRATIONS, CreateOrderTables1764700000000];

@@ -1,5 +1,5 @@
-import { CreateMessagingTables1764680000000 } from '@checkout/messaging';
+import { MESSAGING_MIGRATIONS } from '@checkout/messaging';
 import { CreatePaymentTables1764720000000 } from './1764720000000-create-payment-tables';
 
 /** Every migration of this service's database, oldest first. */
-export const MIGRATIONS = [CreateMessagingTables1764680000000, CreatePaymentTables1764720000000];
+export const MIGRATIONS = [...MESSAGING_MIGRATIONS, CreatePaymentTables1764720000000];

@@ -1,0 +1,97 @@
+import { Admin } from 'kafkajs';
+import { Gauge, Registry } from 'prom-client';
+import { dlqTopic } from '@checkout/contracts';
+import { createKafka } from './kafka';
+
+/** One partition's end offsets as the broker reports them. */
+export interface PartitionEnds {
+  partition: number;
+  low: string;
+  high: string;
+}
+
+/** A consumer group's committed offset of one partition; `-1` when it never committed there. */
+export interface PartitionCommit {
+  partition: number;
+  offset: string;
+}
+
+/**
+ * Messages of a topic not yet consumed by the group: per partition the high watermark minus the committed
+ * offset, or minus the low watermark where the group has not committed yet (it starts from the beginning).
+ */
+export function topicLag(ends: PartitionEnds[], commits: PartitionCommit[]): number {
+  const committed = new Map(commits.map((c) => [c.partition, Number(c.offset)]));
+  return ends.reduce((sum, p) => {
+    const high = Number(p.high);
+    const low = Number(p.low);
+    const at = committed.get(p.partition) ?? -1;
+    const from = at >= 0 ? Math.max(at, low) : low;
+    return sum + Math.max(0, high - from);
+  }, 0);
+}
+
+/** Messages currently held by a topic (the parked messages of a dead-letter topic). */
+export const topicDepth = (ends: PartitionEnds[]): number =>
+  ends.reduce((sum, p) => sum + Math.max(0, Number(p.high) - Number(p.low)), 0);
+
+export interface ConsumerLagProbe {
+  lag: Record<string, number>;
+  dlq: Record<string, number>;
+}
+
+/**
+ * Reads, through the Kafka admin API, how far a consumer group is behind on each of its topics and how many
+ * messages sit on their dead-letter topics, and publishes both as gauges.
+ */
+export class ConsumerLagMonitor {
+  private readonly admin: Admin;
+  private connected = false;
+  private readonly lagGauge?: Gauge<'consumer' | 'topic'>;
+  private readonly dlqGauge?: Gauge<'topic'>;
+
+  constructor(
+    private readonly options: { groupId: string; topics: string[]; brokers: string[]; registry?: Registry },
+  ) {
+    this.admin = createKafka(options.brokers, `${options.groupId}-lag-monitor`).admin();
+    const registers = options.registry ? [options.registry] : undefined;
+    if (registers) {
+      this.lagGauge = new Gauge({
+        name: 'messaging_consumer_lag',
+        help: 'Messages of a topic the consumer group has not consumed yet',
+        labelNames: ['consumer', 'topic'],
+        registers,
+      });
+      this.dlqGauge = new Gauge({
+        name: 'messaging_dlq_messages',
+        help: 'Messages parked on the dead-letter topic of a consumed topic (any consumer of it)',
+        labelNames: ['topic'],
+        registers,
+      });
+    }
+  }
+
+  async probe(): Promise<ConsumerLagProbe> {
+    if (!this.connected) {
+      await this.admin.connect();
+      this.connected = true;
+    }
+    const { groupId, topics } = this.options;
+    const commits = await this.admin.fetchOffsets({ groupId, topics });
+    const byTopic = new Map(commits.map((t) => [t.topic, t.partitions]));
+    const probe: ConsumerLagProbe = { lag: {}, dlq: {} };
+    for (const topic of topics) {
+      probe.lag[topic] = topicLag(await this.admin.fetchTopicOffsets(topic), byTopic.get(topic) ?? []);
+      this.lagGauge?.set({ consumer: groupId, topic }, probe.lag[topic]);
+      const dlq = dlqTopic(topic);
+      probe.dlq[dlq] = topicDepth(await this.admin.fetchTopicOffsets(dlq));
+      this.dlqGauge?.set({ topic: dlq }, probe.dlq[dlq]);
+    }
+    return probe;
+  }
+
+  async close(): Promise<void> {
+    if (this.connected) await this.admin.disconnect();
+    this.connected = false;
+  }
+}

@@ -1,0 +1,51 @@
+import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { PinoLogger } from 'nestjs-pino';
+import { Registry } from 'prom-client';
+import { OutboxMonitor } from '@checkout/messaging';
+import { BaseConfig, messagingSettings } from './config';
+import { PeriodicTask } from './periodic';
+import { METRICS_REGISTRY, SERVICE_CONFIG } from './tokens';
+
+/** Keeps the outbox gauges fresh and runs messaging retention, for a service that publishes through an outbox. */
+@Injectable()
+export class OutboxMonitorHost implements OnApplicationBootstrap, OnApplicationShutdown {
+  readonly monitor: OutboxMonitor;
+  private readonly tasks: PeriodicTask[];
+
+  constructor(
+    @Inject(SERVICE_CONFIG) config: BaseConfig,
+    @Inject(METRICS_REGISTRY) registry: Registry,
+    dataSource: DataSource,
+    logger: PinoLogger,
+  ) {
+    logger.setContext('OutboxMonitor');
+    const log = logger.logger;
+    const settings = messagingSettings(config);
+    this.monitor = new OutboxMonitor({
+      dataSource,
+      slotName: settings.slotName,
+      registry,
+      logger: log,
+      retention: {
+        outboxMs: settings.outboxRetentionMs,
+        inboxMs: settings.inboxRetentionMs,
+        batchSize: 1_000,
+        maxBatches: 20,
+      },
+    });
+    this.tasks = [
+      new PeriodicTask('outbox-probe', settings.probeIntervalMs, () => this.monitor.probe(), log),
+      new PeriodicTask('messaging-retention', settings.retentionIntervalMs, () => this.monitor.prune(), log),
+    ];
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.tasks[0].runOnce();
+    for (const task of this.tasks) task.start();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await Promise.all(this.tasks.map((t) => t.stop()));
+  }
+}
