@@ -1,6 +1,8 @@
-import { describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { ConservationInput, checkConservation, formatVerdict } from './conservation';
+import { createServer, Server } from 'node:http';
+import { AddressInfo } from 'node:net';
+import { ConservationInput, checkConservation, fetchConservationInput, formatVerdict } from './conservation';
 
 type OrderEntry = ConservationInput['orders'][number];
 
@@ -24,7 +26,15 @@ const order = (
   extra: Partial<OrderEntry> = {},
 ): OrderEntry => ({
   orderId,
-  order: { orderId, status, total, currency: 'VND', paymentState: null, history: [] },
+  order: {
+    orderId,
+    status,
+    total,
+    currency: 'VND',
+    paymentState: null,
+    lines: [{ sku: 'HEADPHONES', quantity: 1 }],
+    history: [],
+  },
   payments: [],
   ledger: { charges: [], refunds: [] },
   ...extra,
@@ -185,6 +195,173 @@ describe('conservation checker', () => {
     assert.match(
       formatVerdict(verdict),
       /^conservation VIOLATED: .*; 1 violations \(missing_order x1\): order service does not know order ghost$/,
+    );
+  });
+});
+
+describe('conservation checker, a SKU the run owns alone (exclusive)', () => {
+  const exclusiveRun = (): ConservationInput => {
+    const input = cleanRun();
+    input.skus[0].exclusive = true;
+    return input;
+  };
+
+  it('given every order ended, sold equals the units of the shipped orders and nothing is reserved: clean', () => {
+    const verdict = checkConservation(exclusiveRun());
+
+    assert.equal(verdict.clean, true, formatVerdict(verdict));
+  });
+
+  it('given inventory sold one unit more than the orders that kept it (a double commit), reports sold_mismatch', () => {
+    const input = exclusiveRun();
+    input.skus[0].stock = { sku: 'HEADPHONES', available: 1, reserved: 0, sold: 4 };
+
+    const verdict = checkConservation(input);
+
+    assert.deepEqual(verdict.violations, [
+      {
+        kind: 'sold_mismatch',
+        subject: 'HEADPHONES',
+        message: "HEADPHONES: inventory sold 4, the run's paid and shipped orders hold 3 units",
+      },
+    ]);
+  });
+
+  it('given units still reserved after every order ended, reports a reservation leak', () => {
+    const input = exclusiveRun();
+    input.skus[0].stock = { sku: 'HEADPHONES', available: 1, reserved: 1, sold: 3 };
+
+    const kinds = checkConservation(input).violations.map((v) => `${v.kind}:${v.subject}`);
+
+    assert.deepEqual(kinds, ['reservation_leak:HEADPHONES']);
+  });
+
+  it('given an order still awaiting payment, holds the sold and reserved checks and reports it stuck', () => {
+    const input = exclusiveRun();
+    input.skus[0].stock = { sku: 'HEADPHONES', available: 1, reserved: 1, sold: 3 };
+    input.orders.push(order('o8', 'AWAITING_PAYMENT'));
+
+    const verdict = checkConservation(input);
+
+    assert.equal(verdict.ok, true);
+    assert.deepEqual(
+      verdict.stuck.map((s) => s.orderId),
+      ['o8'],
+    );
+  });
+
+  it('counts every unit of a line, and none of an order shipped from a backorder', () => {
+    const twoUnits = exclusiveRun();
+    twoUnits.orders[0].order!.lines = [{ sku: 'HEADPHONES', quantity: 2 }];
+    const backordered = exclusiveRun();
+    backordered.orders[1].order!.history = [{ to: 'PENDING' }, { to: 'BACKORDERED' }, { to: 'SHIPPED' }];
+
+    const [a, b] = [twoUnits, backordered].map((i) => checkConservation(i).violations.map((v) => v.message));
+
+    assert.deepEqual(a, ["HEADPHONES: inventory sold 3, the run's paid and shipped orders hold 4 units"]);
+    assert.deepEqual(b, ["HEADPHONES: inventory sold 3, the run's paid and shipped orders hold 2 units"]);
+  });
+
+  it('ignores lines of other SKUs', () => {
+    const input = exclusiveRun();
+    input.orders[0].order!.lines = [{ sku: 'OTHER', quantity: 1 }];
+
+    const messages = checkConservation(input).violations.map((v) => v.message);
+
+    assert.deepEqual(messages, [
+      "HEADPHONES: inventory sold 3, the run's paid and shipped orders hold 2 units",
+    ]);
+  });
+});
+
+describe('fetchConservationInput over HTTP', () => {
+  const orderId = '7d5ea7ca-2629-4a53-949b-bebc7a87882d';
+  const paymentId = 'ecf60ddc-0629-4f71-a58f-c153fc24f51e';
+  const answers: Record<string, unknown> = {
+    '/v1/stock/HP': { sku: 'HP', available: 4, reserved: 0, sold: 1, reservationTtlSeconds: null },
+    [`/v1/orders/${orderId}`]: {
+      orderId,
+      status: 'SHIPPED',
+      customerId: 'c1',
+      lines: [{ sku: 'HP', quantity: 1, unitPrice: 50_000, discount: 0, lineTotal: 50_000 }],
+      total: 50_000,
+      currency: 'VND',
+      paymentState: 'succeeded',
+      createdAt: '2026-12-02T16:31:50.856Z',
+      updatedAt: '2026-12-02T16:31:56.307Z',
+      history: [
+        { from: null, to: 'PENDING', cause: 'checkout', eventId: null, at: '2026-12-02T16:31:50.856Z' },
+      ],
+    },
+    [`/v1/payments?orderId=${orderId}`]: {
+      orderId,
+      payments: [
+        {
+          paymentId,
+          state: 'succeeded',
+          amount: 50_000,
+          currency: 'VND',
+          history: [{ from: 'pending', to: 'unknown', source: 'response', at: '2026-12-02T16:31:53.533Z' }],
+        },
+      ],
+    },
+    [`/v1/_ledger?reference=${orderId}`]: {
+      charges: [{ id: 'ch_1', amount: 50_000, currency: 'VND', status: 'succeeded', token: 'tok_success' }],
+      refunds: [],
+      events: [],
+      deliveries: [],
+    },
+  };
+  let server: Server;
+  let base: string;
+  const seenKeys: string[] = [];
+  before(async () => {
+    server = createServer((req, res) => {
+      seenKeys.push(req.headers.authorization ?? '');
+      const body = answers[req.url ?? ''];
+      res.writeHead(body === undefined ? 404 : 200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(body ?? { error: 'NOT_FOUND', message: 'no' }));
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  after(() => new Promise<void>((r) => server.close(() => r())));
+  const target = () => ({ orderUrl: base, inventoryUrl: base, paymentUrl: base, pspUrl: base, apiKey: 'k1' });
+
+  it('reads stock, order, payments and ledger with the tenant key, keeping what the checker needs', async () => {
+    const input = await fetchConservationInput(target(), {
+      skus: [{ sku: 'HP', initial: 5, exclusive: true }],
+      orderIds: [orderId],
+    });
+
+    assert.deepEqual(input.skus, [
+      { sku: 'HP', initial: 5, exclusive: true, stock: { sku: 'HP', available: 4, reserved: 0, sold: 1 } },
+    ]);
+    assert.equal(input.orders[0].order?.status, 'SHIPPED');
+    assert.deepEqual(input.orders[0].order?.lines, [{ sku: 'HP', quantity: 1 }]);
+    assert.deepEqual(input.orders[0].payments[0].history, [
+      { from: 'pending', to: 'unknown', source: 'response' },
+    ]);
+    assert.deepEqual(input.orders[0].ledger, {
+      charges: [{ id: 'ch_1', amount: 50_000, currency: 'VND', status: 'succeeded' }],
+      refunds: [],
+    });
+    assert.ok(seenKeys.every((k) => k === 'Bearer k1'));
+    assert.equal(checkConservation(input).clean, true);
+  });
+
+  it('reports an unknown SKU or order as missing (404), and refuses an answer off contract', async () => {
+    const missing = await fetchConservationInput(target(), {
+      skus: { NOPE: 1 },
+      orderIds: ['00000000-0000-4000-8000-000000000000'],
+    });
+    assert.equal(missing.skus[0].stock, null);
+    assert.equal(missing.orders[0].order, null);
+
+    answers['/v1/stock/BAD'] = { sku: 'BAD', available: '3', reserved: 0, sold: 0 };
+    await assert.rejects(
+      fetchConservationInput(target(), { skus: { BAD: 3 }, orderIds: [] }),
+      /GET .*\/v1\/stock\/BAD: answer off contract: .*available/s,
     );
   });
 });

@@ -1,15 +1,35 @@
 /**
  * The conservation checker of PRODUCT.md section 7: after a run, stock is conserved per SKU, no order was
  * charged twice, the money kept equals the money of the orders that kept it, and every saga ended (or is
- * reported stuck with its last step). `checkConservation` is pure; `fetchConservationInput` only reads the
- * services' public HTTP APIs.
+ * reported stuck with its last step). For a SKU the run owns alone, the units sold also equal the units of the
+ * orders that kept them, and nothing stays reserved once its orders ended. `checkConservation` is pure;
+ * `fetchConservationInput` only reads the services' public HTTP APIs and validates every answer.
  */
+import { z } from 'zod';
 
 /** Order statuses a saga ends in. */
 export const TERMINAL_STATUSES = ['SHIPPED', 'REJECTED', 'CANCELLED', 'BACKORDERED', 'REFUNDED'] as const;
 
 /** Order statuses in which the merchant keeps the customer's money. */
 export const MONEY_KEPT_STATUSES = ['PAID', 'SHIPPED', 'BACKORDERED'] as const;
+
+/** Order statuses whose units left the shelf as sold (a backordered order is owed units, not sold ones). */
+export const SOLD_STATUSES = ['PAID', 'SHIPPED'] as const;
+
+/** Every order status of PRODUCT.md section 4. */
+export const ORDER_STATUSES = [
+  'PENDING',
+  'AWAITING_PAYMENT',
+  'PAID',
+  'SHIPPED',
+  'REJECTED',
+  'CANCELLED',
+  'BACKORDERED',
+  'REFUNDED',
+] as const;
+
+/** Every payment state of PRODUCT.md section 4. */
+export const PAYMENT_STATES = ['created', 'pending', 'unknown', 'succeeded', 'failed', 'refunded'] as const;
 
 /** Stock of one SKU as `GET inventory /v1/stock/{sku}` answers it (`returned` if a variant reports it). */
 export interface StockSnapshot {
@@ -26,6 +46,8 @@ export interface PaymentAttempt {
   state: string;
   amount?: number;
   currency?: string;
+  /** Its state transitions, oldest first, e.g. pending -> unknown (a PSP timeout) -> succeeded. */
+  history?: { from: string; to: string; source: string }[];
 }
 
 /** A charge in the PSP ledger. */
@@ -53,12 +75,26 @@ export interface OrderSnapshot {
   currency: string;
   paymentState?: string | null;
   updatedAt?: string;
+  /** The snapshotted lines; needed for the sold-units check of an exclusive SKU. */
+  lines?: { sku: string; quantity: number }[];
   history?: Record<string, unknown>[];
+}
+
+/**
+ * A SKU of the run: its initial stock (initial + restocks) and what inventory says now. `exclusive`: every order
+ * that holds this SKU is among the input's orders (a fresh SKU of the run), which allows the sold-units and
+ * leaked-reservation checks.
+ */
+export interface SkuEntry {
+  sku: string;
+  initial: number;
+  stock: StockSnapshot | null;
+  exclusive?: boolean;
 }
 
 /** What the checker looks at: each SKU with its initial stock, each order with its payments and ledger. */
 export interface ConservationInput {
-  skus: { sku: string; initial: number; stock: StockSnapshot | null }[];
+  skus: SkuEntry[];
   orders: {
     orderId: string;
     order: OrderSnapshot | null;
@@ -72,6 +108,8 @@ export type ViolationKind =
   | 'missing_sku'
   | 'negative_stock'
   | 'stock_not_conserved'
+  | 'sold_mismatch'
+  | 'reservation_leak'
   | 'missing_order'
   | 'double_charge'
   | 'double_refund'
@@ -221,6 +259,9 @@ export function checkConservation(input: ConservationInput): ConservationVerdict
     if (!isTerminal(order.status)) stuck.push(stuckSaga(order));
   }
 
+  for (const { sku, stock, exclusive } of input.skus)
+    if (exclusive && stock) checkExclusiveSku(sku, stock, input, add);
+
   const moneyTotals = [...money.values()].sort((a, b) => a.currency.localeCompare(b.currency));
   for (const t of moneyTotals)
     if (t.charged - t.refunded !== t.kept)
@@ -242,6 +283,37 @@ export function checkConservation(input: ConservationInput): ConservationVerdict
     refunds: refundCount,
     money: moneyTotals,
   };
+}
+
+const historyTo = (row: Record<string, unknown>) => row.to ?? row.toStatus ?? row.to_status ?? row.status;
+
+/**
+ * For a SKU only the run's orders hold: once every one of them ended, the units sold equal the units of the
+ * orders that kept them as sold (a lost update or a double commit shows here even when the counters add up),
+ * and no unit stays reserved for an order that will never pay.
+ */
+function checkExclusiveSku(
+  sku: string,
+  stock: StockSnapshot,
+  input: ConservationInput,
+  add: (kind: ViolationKind, subject: string, message: string) => void,
+): void {
+  let soldUnits = 0;
+  for (const { order } of input.orders) {
+    const units = (order?.lines ?? []).filter((l) => l.sku === sku).reduce((n, l) => n + l.quantity, 0);
+    if (!order || units === 0) continue;
+    if (!isTerminal(order.status) && order.status !== 'PAID') return; // still moving: stuck is reported instead
+    const backordered = (order.history ?? []).some((h) => historyTo(h) === 'BACKORDERED');
+    if ((SOLD_STATUSES as readonly string[]).includes(order.status) && !backordered) soldUnits += units;
+  }
+  if (stock.sold !== soldUnits)
+    add(
+      'sold_mismatch',
+      sku,
+      `${sku}: inventory sold ${stock.sold}, the run's paid and shipped orders hold ${soldUnits} units`,
+    );
+  if (stock.reserved !== 0)
+    add('reservation_leak', sku, `${sku}: ${stock.reserved} units still reserved after every order ended`);
 }
 
 /** The last step of a saga as its history tells it (the order service's history rows, whatever their shape). */
@@ -307,28 +379,87 @@ export interface ConservationTarget {
 
 /** What to check: SKUs with their initial stock (initial + restocks) and the run's order ids. */
 export interface ConservationScope {
-  skus: Record<string, number> | { sku: string; initial: number }[];
+  skus: Record<string, number> | { sku: string; initial: number; exclusive?: boolean }[];
   orderIds: string[];
 }
 
-async function getJson(url: string, apiKey: string, timeoutMs: number): Promise<unknown | null> {
+const Count = z.number().int();
+const Money = z.number().int().min(0);
+
+/** `GET inventory /v1/stock/{sku}`. */
+export const StockAnswer = z.object({
+  sku: z.string().min(1),
+  available: Count,
+  reserved: Count,
+  sold: Count,
+  returned: Count.optional(),
+});
+
+/** `GET order /v1/orders/{orderId}` (the fields the checker and the demo read). */
+export const OrderAnswer = z.object({
+  orderId: z.uuid(),
+  status: z.enum(ORDER_STATUSES),
+  customerId: z.string().min(1).optional(),
+  total: Money,
+  currency: z.string().regex(/^[A-Z]{3}$/),
+  paymentState: z.enum(PAYMENT_STATES).nullable(),
+  lines: z.array(z.object({ sku: z.string().min(1), quantity: z.number().int().min(1) })).min(1),
+  createdAt: z.string().optional(),
+  updatedAt: z.string(),
+  history: z.array(
+    z.object({ from: z.string().nullable(), to: z.enum(ORDER_STATUSES), cause: z.string(), at: z.string() }),
+  ),
+});
+export type OrderAnswer = z.infer<typeof OrderAnswer>;
+
+/** `GET payment /v1/payments?orderId=`. */
+export const PaymentsAnswer = z.object({
+  payments: z.array(
+    z.object({
+      paymentId: z.uuid(),
+      state: z.enum(PAYMENT_STATES),
+      amount: Money,
+      currency: z.string(),
+      history: z.array(z.object({ from: z.string(), to: z.string(), source: z.string() })),
+    }),
+  ),
+});
+
+/** `GET psp /v1/_ledger?reference=` (charges and refunds; events and deliveries are not read). */
+export const LedgerAnswer = z.object({
+  charges: z.array(
+    z.object({ id: z.string().min(1), amount: Money, currency: z.string(), status: z.string() }),
+  ),
+  refunds: z.array(
+    z.object({
+      id: z.string().min(1),
+      charge: z.string().optional(),
+      amount: Money,
+      currency: z.string(),
+      status: z.string().optional(),
+    }),
+  ),
+});
+
+/** GETs a JSON answer and validates it; null for a 404, an error for any other failure or a body off contract. */
+async function getValid<T>(
+  url: string,
+  schema: z.ZodType<T>,
+  apiKey: string,
+  timeoutMs: number,
+): Promise<T | null> {
   const res = await fetch(url, {
     headers: { authorization: `Bearer ${apiKey}`, accept: 'application/json' },
     signal: AbortSignal.timeout(timeoutMs),
   });
   if (res.status === 404) return null;
-  if (!res.ok) throw new Error(`GET ${url} answered ${res.status}: ${(await res.text()).slice(0, 200)}`);
-  return res.json();
+  const text = await res.text();
+  if (!res.ok) throw new Error(`GET ${url} answered ${res.status}: ${text.slice(0, 200)}`);
+  const parsed = schema.safeParse(JSON.parse(text));
+  if (!parsed.success)
+    throw new Error(`GET ${url}: answer off contract: ${z.prettifyError(parsed.error).slice(0, 300)}`);
+  return parsed.data;
 }
-
-const listIn = (body: unknown, ...keys: string[]): Record<string, unknown>[] => {
-  if (Array.isArray(body)) return body;
-  for (const k of keys) {
-    const v = (body as Record<string, unknown> | null)?.[k];
-    if (Array.isArray(v)) return v;
-  }
-  return [];
-};
 
 async function mapLimited<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
   const out: R[] = new Array(items.length);
@@ -343,39 +474,32 @@ async function mapLimited<T, R>(items: T[], limit: number, fn: (item: T) => Prom
   return out;
 }
 
-/** Reads stock, orders, payments and the PSP ledger over HTTP (PRODUCT.md sections 4 and 6). */
+/** Reads stock, orders, payments and the PSP ledger over HTTP (PRODUCT.md sections 4 and 6), validated. */
 export async function fetchConservationInput(
   target: ConservationTarget,
   scope: ConservationScope,
 ): Promise<ConservationInput> {
   const { apiKey, concurrency = 8, timeoutMs = 10_000 } = target;
-  const get = (url: string) => getJson(url, apiKey, timeoutMs);
+  const get = <T>(url: string, schema: z.ZodType<T>) => getValid(url, schema, apiKey, timeoutMs);
   const skuList = Array.isArray(scope.skus)
     ? scope.skus
     : Object.entries(scope.skus).map(([sku, initial]) => ({ sku, initial }));
-  const skus = await mapLimited(skuList, concurrency, async ({ sku, initial }) => ({
-    sku,
-    initial,
-    stock: (await get(`${target.inventoryUrl}/v1/stock/${encodeURIComponent(sku)}`)) as StockSnapshot | null,
+  const skus = await mapLimited(skuList, concurrency, async (entry) => ({
+    ...entry,
+    stock: await get(`${target.inventoryUrl}/v1/stock/${encodeURIComponent(entry.sku)}`, StockAnswer),
   }));
   const orders = await mapLimited(scope.orderIds, concurrency, async (orderId) => {
     const id = encodeURIComponent(orderId);
     const [order, payments, ledger] = await Promise.all([
-      get(`${target.orderUrl}/v1/orders/${id}`),
-      get(`${target.paymentUrl}/v1/payments?orderId=${id}`),
-      get(`${target.pspUrl}/v1/_ledger?reference=${id}`),
+      get(`${target.orderUrl}/v1/orders/${id}`, OrderAnswer),
+      get(`${target.paymentUrl}/v1/payments?orderId=${id}`, PaymentsAnswer),
+      get(`${target.pspUrl}/v1/_ledger?reference=${id}`, LedgerAnswer),
     ]);
     return {
       orderId,
-      order: order as OrderSnapshot | null,
-      payments: listIn(payments, 'payments', 'items').map((p) => ({
-        ...p,
-        state: String(p.state ?? p.status ?? 'unknown'),
-      })) as PaymentAttempt[],
-      ledger: {
-        charges: listIn(ledger, 'charges') as unknown as LedgerCharge[],
-        refunds: listIn(ledger, 'refunds') as unknown as LedgerRefund[],
-      },
+      order,
+      payments: payments?.payments ?? [],
+      ledger: ledger ?? { charges: [], refunds: [] },
     };
   });
   return { skus, orders };
