@@ -7,9 +7,22 @@ export interface GateLine {
   quantity: number;
 }
 
-/** Redis did not answer (down, timeout, not connected yet): the caller falls back to the database path. */
+/**
+ * Redis could not be asked (not connected, connection refused, or it refused the command while loading or
+ * busy): the command did not run, so nothing was taken. The caller falls back to the database path.
+ */
 export interface GateUnavailable {
   outcome: 'GateUnavailable';
+  reason: string;
+}
+
+/**
+ * A take was sent but no reply came within the reply timeout (a slow Redis or event loop, a connection lost
+ * mid-flight): like a PSP timeout, it may or may not have taken units. It is neither a yes nor a no, and not
+ * "Redis down": the caller must not take the database path while possibly holding units too.
+ */
+export interface GateUnknown {
+  outcome: 'GateUnknown';
   reason: string;
 }
 
@@ -23,7 +36,8 @@ export type TakeResult =
   | { outcome: 'NotGated' }
   /** A gated SKU has fewer units left than asked: answer out of stock without touching the database. */
   | { outcome: 'Insufficient'; sku: string; remaining: number }
-  | GateUnavailable;
+  | GateUnavailable
+  | GateUnknown;
 
 /** What a give-back did. */
 export type GiveBackResult = { outcome: 'Returned' } | { outcome: 'NothingHeld' } | GateUnavailable;
@@ -34,14 +48,24 @@ interface GateCommands {
   stockGateResync(key: string, available: number): Promise<string | null>;
 }
 
-/** Connection settings that fail fast: a checkout must not wait on a dead Redis, it falls back instead. */
+/** How long a sent command waits for its reply by default: long enough for a loaded machine's event loop. */
+export const GATE_REPLY_TIMEOUT_MS = 5_000;
+
+/**
+ * Connection settings that fail fast on a Redis that is down (no offline queue, no retries: a command is
+ * refused at once while the connection is not up) but wait patiently for the reply of a command that was
+ * sent, because a slow reply is not a "no" and its outcome is unknown once given up on.
+ */
 export const FAIL_FAST_REDIS: RedisOptions = {
   enableOfflineQueue: false,
   maxRetriesPerRequest: 0,
-  commandTimeout: 500,
+  commandTimeout: GATE_REPLY_TIMEOUT_MS,
   connectTimeout: 1_000,
   retryStrategy: (times) => Math.min(times * 200, 2_000),
 };
+
+/** The error ioredis rejects a command with when it did not write it (not connected, no offline queue). */
+const NOT_SENT = /Stream isn't writeable|enableOfflineQueue/;
 
 /**
  * The hot-SKU gate (seed "Hot SKU"): a Redis counter per (tenant, sku) that a checkout decrements before it
@@ -97,7 +121,7 @@ export class StockGate {
   async take(tenantId: string, holdId: string, lines: GateLine[]): Promise<TakeResult> {
     const keys = [this.holdsKey(tenantId), ...lines.map((l) => this.counterKey(tenantId, l.sku))];
     const args = [holdId, ...lines.map((l) => l.quantity), ...lines.map((l) => l.sku)];
-    const reply = await this.call(() => this.redis.stockGateTake(keys.length, ...keys, ...args));
+    const reply = await this.send(() => this.redis.stockGateTake(keys.length, ...keys, ...args));
     if (!Array.isArray(reply)) return reply;
     switch (reply[0]) {
       case 'granted':
@@ -178,21 +202,42 @@ export class StockGate {
     await this.redis.quit().catch(() => this.redis.disconnect());
   }
 
-  /** Runs a Redis call; connection problems become GateUnavailable, script errors are bugs and are thrown. */
-  private async call<T>(fn: () => Promise<T>): Promise<T | GateUnavailable> {
+  /**
+   * Runs a Redis call whose outcome matters either way (take). GateUnavailable only when the command surely
+   * did not run: the connection was not up (checked before sending, and ioredis refuses to queue), or Redis
+   * refused it (loading, busy, read-only). Anything after it was written (no reply within the reply timeout,
+   * connection lost mid-flight) is GateUnknown. A script error is a bug and is thrown.
+   */
+  private async send<T>(fn: () => Promise<T>): Promise<T | GateUnavailable | GateUnknown> {
+    if (this.redis.status !== 'ready')
+      return { outcome: 'GateUnavailable', reason: `redis connection is ${this.redis.status}` };
     try {
       return await fn();
     } catch (error) {
-      if (
-        error instanceof ReplyError &&
-        !/^(LOADING|BUSY|READONLY|MASTERDOWN|CLUSTERDOWN)/.test((error as Error).message)
-      ) {
+      const message = (error as Error).message ?? String(error);
+      if (error instanceof ReplyError) {
+        if (/^(LOADING|BUSY|READONLY|MASTERDOWN|CLUSTERDOWN)/.test(message))
+          return { outcome: 'GateUnavailable', reason: message };
         throw error;
       }
-      return { outcome: 'GateUnavailable', reason: (error as Error).message ?? String(error) };
+      if (NOT_SENT.test(message)) return { outcome: 'GateUnavailable', reason: message };
+      return { outcome: 'GateUnknown', reason: message };
     }
   }
+
+  /**
+   * Runs a Redis call that is safe to repeat or only reads (give-back, settle, enable, resync...): an unknown
+   * outcome is reported as GateUnavailable, and the caller's retry or the re-sync settles it.
+   */
+  private async call<T>(fn: () => Promise<T>): Promise<T | GateUnavailable> {
+    const r = await this.send(fn);
+    return isGateUnknown(r) ? { outcome: 'GateUnavailable', reason: `no reply: ${r.reason}` } : r;
+  }
 }
+
+/** Whether a gate result says a sent take got no reply: it may or may not have taken units. */
+export const isGateUnknown = (r: unknown): r is GateUnknown =>
+  typeof r === 'object' && r !== null && (r as { outcome?: string }).outcome === 'GateUnknown';
 
 /** Whether a gate result says Redis could not be asked. */
 export const isGateUnavailable = (r: unknown): r is GateUnavailable =>

@@ -1,6 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
+import { AddressInfo, Server, Socket, connect, createServer } from 'node:net';
 import Redis from 'ioredis';
 import { loadStackConfig } from '@checkout/local-stack';
 import { StockGate } from '../src';
@@ -8,6 +9,59 @@ import { StockGate } from '../src';
 const url = process.env.REDIS_URL ?? loadStackConfig().redis.url;
 const tenant = `gate-${randomBytes(3).toString('hex')}`;
 const sku = (name: string) => `${name}-${randomBytes(4).toString('hex')}`;
+
+/**
+ * A TCP proxy in front of the real Redis whose replies can be held back (a Redis or event loop that is slow
+ * to answer) or delayed, while the commands still reach Redis.
+ */
+async function replyProxy(target: URL): Promise<{
+  url: string;
+  holdReplies(): void;
+  releaseReplies(): void;
+  delayReplies(ms: number): void;
+  close(): Promise<void>;
+}> {
+  let holding = false;
+  let delayMs = 0;
+  const held: (() => void)[] = [];
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((client) => {
+    const upstream = connect(Number(target.port || 6379), target.hostname);
+    sockets.add(client).add(upstream);
+    client.pipe(upstream);
+    upstream.on('data', (chunk) => {
+      const deliver = () => client.write(chunk);
+      if (holding) held.push(deliver);
+      else if (delayMs > 0) setTimeout(deliver, delayMs);
+      else deliver();
+    });
+    const end = () => {
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on('close', end).on('error', end);
+    upstream.on('close', end).on('error', end);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    holdReplies: () => {
+      holding = true;
+    },
+    releaseReplies: () => {
+      holding = false;
+      for (const deliver of held.splice(0)) deliver();
+    },
+    delayReplies: (ms) => {
+      delayMs = ms;
+    },
+    close: async () => {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
 
 describe('stock gate on the real Redis', () => {
   const gates: StockGate[] = [];
@@ -134,5 +188,57 @@ describe('stock gate on the real Redis', () => {
     assert.equal((await dead.giveBack(tenant, 'h')).outcome, 'GateUnavailable');
     assert.ok(Date.now() - started < 2_000);
     await dead.close();
+  });
+
+  it('waits for a slow reply instead of treating it as Redis down', async () => {
+    const proxy = await replyProxy(new URL(url));
+    const slow = StockGate.connect(proxy.url); // the default reply timeout
+    try {
+      assert.ok(await slow.ready(5_000));
+      const s = sku('SLOW');
+      await gate.enable(tenant, s, 1);
+      proxy.delayReplies(800); // longer than the old 500 ms command timeout that sent checkouts to the database
+      assert.deepEqual(await slow.take(tenant, randomUUID(), [{ sku: s, quantity: 1 }]), {
+        outcome: 'Granted',
+        gatedSkus: [s],
+      });
+      assert.equal(await gate.remaining(tenant, s), 0);
+    } finally {
+      await slow.close();
+      await proxy.close();
+    }
+  });
+
+  it('reports a take without a reply as GateUnknown (it may have taken units), and a give-back after it undoes it', async () => {
+    const proxy = await replyProxy(new URL(url));
+    const stalled = StockGate.connect(proxy.url, { commandTimeout: 300 });
+    try {
+      assert.ok(await stalled.ready(5_000));
+      const s = sku('UNK');
+      await gate.enable(tenant, s, 3);
+      const hold = randomUUID();
+      proxy.holdReplies();
+      const take = await stalled.take(tenant, hold, [{ sku: s, quantity: 1 }]);
+      assert.equal(take.outcome, 'GateUnknown', JSON.stringify(take));
+      assert.equal(await gate.remaining(tenant, s), 2, 'the unanswered take did run at the server');
+      proxy.releaseReplies();
+      // Redis runs the give-back after the take on the same connection, so it finds the hold and returns it.
+      assert.deepEqual(await stalled.giveBack(tenant, hold), { outcome: 'Returned' });
+      assert.equal(await gate.remaining(tenant, s), 3);
+    } finally {
+      await stalled.close();
+      await proxy.close();
+    }
+  });
+
+  it('reports GateUnavailable without sending anything while the connection is down', async () => {
+    const down = StockGate.connect('redis://127.0.0.1:1');
+    try {
+      const r = await down.take(tenant, randomUUID(), [{ sku: 'X', quantity: 1 }]);
+      assert.equal(r.outcome, 'GateUnavailable');
+      assert.match((r as { reason: string }).reason, /connection is|Stream isn't writeable/);
+    } finally {
+      await down.close();
+    }
   });
 });

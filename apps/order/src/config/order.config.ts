@@ -6,6 +6,11 @@ export const OrderConfigSchema = BaseConfigSchema.extend({
   DATABASE_URL: z.string().url(),
   /** The flash-sale gate's Redis. */
   REDIS_URL: z.string().url(),
+  /**
+   * How long a gate command waits for Redis' reply once sent. A Redis that is down is noticed at once (no
+   * offline queue); this only bounds a slow reply, after which a checkout's take is unknown (503 GATE_TIMEOUT).
+   */
+  GATE_REPLY_TIMEOUT_MS: z.coerce.number().int().min(100).default(5_000),
   /** Inventory's HTTP API, read to prime a flash sale from the available stock. */
   INVENTORY_URL: z.string().url(),
   INVENTORY_TIMEOUT_MS: z.coerce.number().int().min(100).default(2_000),

@@ -5,14 +5,19 @@ import { GateUnavailable, StockGate } from '@checkout/stock-gate';
 import { METRICS_REGISTRY, SERVICE_CONFIG } from '@checkout/service-kit';
 import { OrderConfig } from '../config/order.config';
 
+/** How an unknown take (sent, no reply in time) was settled before the checkout answered 503. */
+export type UnknownTakeResolution = 'returned' | 'nothing-held' | 'unresolved';
+
 /**
- * The flash-sale gate as this service uses it: one fail-fast Redis connection, and a warning plus a metric
- * every time Redis could not be asked and a checkout fell back to the database path.
+ * The flash-sale gate as this service uses it: one Redis connection that fails fast when Redis is down (the
+ * checkout falls back to the database path, counted and logged) and waits GATE_REPLY_TIMEOUT_MS for a reply
+ * once a command was sent (a take without a reply is unknown: see PlaceOrderHandler).
  */
 @Injectable()
 export class OrderStockGate implements OnModuleInit, OnApplicationShutdown {
   readonly gate: StockGate;
   private readonly unavailable: Counter<'operation'>;
+  private readonly unknown: Counter<'resolution'>;
 
   constructor(
     @Inject(SERVICE_CONFIG) config: OrderConfig,
@@ -20,11 +25,17 @@ export class OrderStockGate implements OnModuleInit, OnApplicationShutdown {
     private readonly logger: PinoLogger,
   ) {
     logger.setContext('StockGate');
-    this.gate = StockGate.connect(config.REDIS_URL);
+    this.gate = StockGate.connect(config.REDIS_URL, { commandTimeout: config.GATE_REPLY_TIMEOUT_MS });
     this.unavailable = new Counter({
       name: 'order_stock_gate_unavailable_total',
-      help: 'Gate calls that found Redis unavailable (checkout fell back to the database path)',
+      help: 'Gate calls that could not reach Redis (for take: the checkout fell back to the database path)',
       labelNames: ['operation'],
+      registers: [registry],
+    });
+    this.unknown = new Counter({
+      name: 'order_stock_gate_unknown_takes_total',
+      help: 'Takes sent to Redis without a reply in time (checkout answered 503), by how the hold was settled',
+      labelNames: ['resolution'],
       registers: [registry],
     });
   }
@@ -48,6 +59,25 @@ export class OrderStockGate implements OnModuleInit, OnApplicationShutdown {
     if (!holdId) return;
     const r = await this.gate.giveBack(tenantId, holdId);
     if (r.outcome === 'GateUnavailable') this.reportUnavailable('give-back', r, { tenantId, holdId, why });
+  }
+
+  /**
+   * Settles a take whose reply never came: gives the hold back, which Redis runs after the take on the same
+   * connection, so a take that did happen is undone. The caller must hold the checkout's Idempotency-Key, so
+   * that no request with the same key is building an order on that hold meanwhile.
+   */
+  async settleUnknownTake(tenantId: string, holdId: string, reason: string): Promise<UnknownTakeResolution> {
+    const r = await this.gate.giveBack(tenantId, holdId);
+    const resolution: UnknownTakeResolution =
+      r.outcome === 'Returned' ? 'returned' : r.outcome === 'NothingHeld' ? 'nothing-held' : 'unresolved';
+    this.unknown.inc({ resolution });
+    this.logger.warn(
+      { tenantId, holdId, reason, resolution },
+      resolution === 'unresolved'
+        ? 'stock gate take got no reply and its hold could not be given back: a retry with the same key uses it, else the re-sync restores the counter'
+        : 'stock gate take got no reply: hold settled, checkout answered 503',
+    );
+    return resolution;
   }
 
   /** The order was paid: the hold's units are sold for good. */

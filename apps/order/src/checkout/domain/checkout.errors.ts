@@ -90,3 +90,18 @@ export class IdempotencyKeyReused extends CheckoutError {
     super('this Idempotency-Key was used with a different request body');
   }
 }
+
+/**
+ * The flash-sale gate did not answer a take in time (slow Redis, not a Redis that is down). Its outcome is
+ * unknown, so the checkout neither goes to the database nor keeps a unit: nothing was created, nothing is
+ * held, and a retry with the same Idempotency-Key is safe.
+ */
+export class GateTimeout extends CheckoutError {
+  readonly code = 'GATE_TIMEOUT';
+  readonly status = 503;
+  constructor(readonly retryAfterSeconds: number) {
+    super('the flash-sale gate did not answer in time; retry with the same Idempotency-Key');
+    this.details.retryable = true;
+    this.details.retryAfterSeconds = retryAfterSeconds;
+  }
+}

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { Currency, MinorUnits, Quantity, Sku } from '@checkout/contracts';
 import { ApiError, CurrentTenant, Tenant, TenantGuard, validate } from '@checkout/service-kit';
 import { PlaceOrderHandler } from '../commands/place-order/place-order.handler';
-import { CheckoutError } from '../domain/checkout.errors';
+import { CheckoutError, GateTimeout } from '../domain/checkout.errors';
 
 /** Idempotency-Key: client-chosen, 1..255 visible ASCII characters. */
 const IdempotencyKey = z
@@ -40,19 +40,27 @@ export class CheckoutController {
     @Body() body: unknown,
     @Res() res: Response,
   ): Promise<void> {
-    if (key === undefined) {
-      throw new ApiError(400, 'VALIDATION_FAILED', 'the Idempotency-Key header is required', {
-        issues: [{ path: 'headers.idempotency-key', message: 'required' }],
-      });
+    let idempotencyKey: string;
+    let parsed: z.infer<typeof CheckoutBody>;
+    try {
+      if (key === undefined) {
+        throw new ApiError(400, 'VALIDATION_FAILED', 'the Idempotency-Key header is required', {
+          issues: [{ path: 'headers.idempotency-key', message: 'required' }],
+        });
+      }
+      idempotencyKey = validate(IdempotencyKey, key, 'Idempotency-Key header');
+      parsed = validate(CheckoutBody, body);
+    } catch (error) {
+      this.placeOrder.count('VALIDATION_FAILED');
+      throw error;
     }
-    const idempotencyKey = validate(IdempotencyKey, key, 'Idempotency-Key header');
-    const parsed = validate(CheckoutBody, body);
     try {
       const reply = await this.placeOrder.execute({ tenantId: tenant.id, idempotencyKey, body: parsed });
       if (reply.replayed) res.setHeader('Idempotent-Replayed', 'true');
       // The stored bytes, not a re-serialisation: a replay is byte for byte the first answer.
       res.status(reply.status).type('application/json').send(reply.body);
     } catch (error) {
+      if (error instanceof GateTimeout) res.setHeader('Retry-After', String(error.retryAfterSeconds));
       if (error instanceof CheckoutError)
         throw new ApiError(error.status, error.code, error.message, error.details);
       throw error;

@@ -11,6 +11,7 @@ import { OrderStockGate } from '../../../gate/stock-gate.provider';
 import { IdempotencyRepository } from '../../database/idempotency.repository';
 import {
   CheckoutError,
+  GateTimeout,
   IdempotencyKeyInUse,
   IdempotencyKeyReused,
   OutOfStock,
@@ -39,6 +40,27 @@ export interface CheckoutReply {
   body: string;
   replayed: boolean;
 }
+
+/**
+ * Every answer a checkout can get past the tenant guard, as the `outcome` label of order_checkouts_total:
+ * created, replayed, each stable error code, and `error` for an unexpected failure (500). All start at 0,
+ * so a dashboard sees a rate for each. (401 and body-parser answers happen before routing.)
+ */
+export const CHECKOUT_OUTCOMES = [
+  'accepted',
+  'replayed',
+  'VALIDATION_FAILED',
+  'UNKNOWN_SKU',
+  'UNKNOWN_VOUCHER',
+  'PRICE_CHANGED',
+  'OUT_OF_STOCK',
+  'VOUCHER_EXHAUSTED',
+  'IDEMPOTENCY_KEY_IN_USE',
+  'IDEMPOTENCY_KEY_REUSED',
+  'GATE_TIMEOUT',
+  'error',
+] as const;
+export type CheckoutOutcome = (typeof CHECKOUT_OUTCOMES)[number];
 
 /** Injection token of the idempotency repository (configured with the lease and TTL). */
 export const IDEMPOTENCY_REPOSITORY = Symbol('IDEMPOTENCY_REPOSITORY');
@@ -69,23 +91,32 @@ export class PlaceOrderHandler {
       labelNames: ['outcome'],
       registers: [registry],
     });
+    for (const outcome of CHECKOUT_OUTCOMES) this.outcomes.inc({ outcome }, 0);
   }
 
   async execute(cmd: PlaceOrderCommand): Promise<CheckoutReply> {
     try {
       const reply = await this.run(cmd);
-      this.outcomes.inc({ outcome: reply.replayed ? 'replayed' : 'accepted' });
+      this.count(reply.replayed ? 'replayed' : 'accepted');
       return reply;
     } catch (error) {
-      this.outcomes.inc({ outcome: error instanceof CheckoutError ? error.code : 'error' });
+      this.count(error instanceof CheckoutError ? (error.code as CheckoutOutcome) : 'error');
       throw error;
     }
+  }
+
+  /** Counts an answer given before the command ran (the request failed validation). */
+  count(outcome: CheckoutOutcome): void {
+    this.outcomes.inc({ outcome });
   }
 
   private async run({ tenantId, idempotencyKey, body }: PlaceOrderCommand): Promise<CheckoutReply> {
     const holdId = gateHoldId(idempotencyKey);
     const take = await this.gate.gate.take(tenantId, holdId, body.lines);
     if (take.outcome === 'Insufficient') throw new OutOfStock(take.sku, take.remaining);
+    if (take.outcome === 'GateUnknown')
+      return this.afterUnknownTake(tenantId, idempotencyKey, body, take.reason);
+    // Redis is down (the take surely did not run): the database path decides, inventory never oversells.
     if (take.outcome === 'GateUnavailable') this.gate.reportUnavailable('take', take, { tenantId });
     // Only a fresh take is this request's to give back; AlreadyHeld belongs to the first request with this key.
     const tookNow = take.outcome === 'Granted';
@@ -106,6 +137,30 @@ export class PlaceOrderHandler {
     } finally {
       if (tookNow && !created) await this.gate.giveBack(tenantId, holdId, 'checkout did not create an order');
     }
+  }
+
+  /**
+   * The take was sent but got no reply in time: it may hold units or not. Going to the database anyway could
+   * sell a unit twice (once here, once through the hold), so the checkout fails closed with a retryable 503,
+   * after undoing a take that may have happened. Under the key's lease, so no request with the same key is
+   * building an order on the hold meanwhile; when the key already has an answer, that answer is the reply.
+   */
+  private async afterUnknownTake(
+    tenantId: string,
+    idempotencyKey: string,
+    body: PlaceOrderCommand['body'],
+    reason: string,
+  ): Promise<CheckoutReply> {
+    const claim = await this.keys.claim(this.dataSource, tenantId, idempotencyKey, requestHash(body));
+    if (claim.kind === 'replay') return { status: claim.status, body: claim.body, replayed: true };
+    if (claim.kind === 'in-use') throw new IdempotencyKeyInUse();
+    if (claim.kind === 'reused') throw new IdempotencyKeyReused();
+    try {
+      await this.gate.settleUnknownTake(tenantId, gateHoldId(idempotencyKey), reason);
+    } finally {
+      await this.keys.release(this.dataSource, tenantId, idempotencyKey, claim.leaseToken);
+    }
+    throw new GateTimeout(1);
   }
 
   private async createOrder(
