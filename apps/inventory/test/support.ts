@@ -1,6 +1,6 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
-import { OrderCreatedV1 } from '@checkout/contracts';
+import { OrderCreatedV1, SagaEvent, validateEvent } from '@checkout/contracts';
 import { OutboxWriter } from '@checkout/messaging';
 import { orderCreatedPayload } from '@checkout/testing';
 import { SetStock } from '../src/reservation/commands';
@@ -89,4 +89,24 @@ export async function expire(ds: DataSource, orderId: string): Promise<void> {
   await ds.query(`UPDATE reservation SET expires_at = now() - interval '1 second' WHERE order_id = $1`, [
     orderId,
   ]);
+}
+
+/** An order.created envelope as the order service publishes it. */
+export function orderCreatedEvent(
+  payload: OrderCreatedV1,
+  tenantId = TEST_TENANT,
+): SagaEvent<'order.created'> {
+  return validateEvent({
+    eventId: randomUUID(),
+    type: 'order.created',
+    version: 1,
+    occurredAt: new Date().toISOString(),
+    tenantId,
+    sagaId: payload.orderId,
+    correlationId: payload.orderId,
+    causationId: null,
+    traceparent: null,
+    sequence: 1,
+    payload,
+  }) as SagaEvent<'order.created'>;
 }

@@ -10,6 +10,8 @@ export const InventoryConfigSchema = BaseConfigSchema.extend({
   INVENTORY_EXPIRY_INTERVAL_MS: z.coerce.number().int().min(100).default(5_000),
   /** Reservation rows one expiry statement moves at most. */
   INVENTORY_EXPIRY_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(500),
+  /** order.created events reserved in one transaction at most (group commit of a hot SKU's orders). */
+  INVENTORY_RESERVE_BATCH_SIZE: z.coerce.number().int().min(1).max(1_000).default(100),
   /** How often the drift job compares counters with the ledgers (0 turns it off). */
   INVENTORY_DRIFT_INTERVAL_MS: z.coerce.number().int().min(0).default(60_000),
 });

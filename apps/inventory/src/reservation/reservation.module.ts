@@ -15,10 +15,11 @@ import {
   ExpireReservations,
   ReleaseStock,
   RepairDrift,
-  ReserveStock,
+  ReserveStockBatch,
   ReturnSoldStock,
   SetStock,
 } from './commands';
+import { OrderCreatedConsumerHost } from './consumers/order-created.host';
 import { inventoryHandlers } from './consumers/inventory.handlers';
 import { StockController } from './http/stock.controller';
 import { INVENTORY_CONFIG } from './inventory.tokens';
@@ -35,9 +36,9 @@ export class ReservationModule {
       providers: [
         { provide: INVENTORY_CONFIG, useValue: config },
         {
-          provide: ReserveStock,
+          provide: ReserveStockBatch,
           useFactory: (outbox: OutboxWriter) =>
-            new ReserveStock(outbox, { ttlSeconds: config.INVENTORY_RESERVATION_TTL_SECONDS }),
+            new ReserveStockBatch(outbox, { ttlSeconds: config.INVENTORY_RESERVATION_TTL_SECONDS }),
           inject: [OUTBOX_WRITER],
         },
         {
@@ -68,14 +69,14 @@ export class ReservationModule {
           provide: EVENT_HANDLERS,
           useFactory: (
             tenants: TenantRegistry,
-            reserve: ReserveStock,
             release: ReleaseStock,
             commit: CommitStock,
             returnSold: ReturnSoldStock,
-          ) => inventoryHandlers(tenants, { reserve, release, commit, returnSold }),
-          inject: [TenantRegistry, ReserveStock, ReleaseStock, CommitStock, ReturnSoldStock],
+          ) => inventoryHandlers(tenants, { release, commit, returnSold }),
+          inject: [TenantRegistry, ReleaseStock, CommitStock, ReturnSoldStock],
         },
         ConsumerHost,
+        OrderCreatedConsumerHost,
         ReservationJobs,
       ],
     };

@@ -1,14 +1,23 @@
-import { EventHandler } from '@checkout/messaging';
+import { BatchEventHandler } from './batch-event-consumer';
 import { TenantRegistry } from '@checkout/service-kit';
-import { ReserveStock } from '../commands';
+import { AroundOrder, ReserveStockBatch } from '../commands';
 import { parkingRuleErrors, requireKnownSaga } from './tenant-check';
 
-/** order.created -> ReserveStock (inventory.reserved or inventory.rejected). */
+/** order.created, a batch at a time -> ReserveStockBatch (one inventory.reserved or .rejected per order). */
 export const onOrderCreated =
-  (tenants: TenantRegistry, reserve: ReserveStock): EventHandler<'order.created'> =>
-  async (event, tx) => {
-    requireKnownSaga(tenants, event, event.payload.orderId);
+  (
+    tenants: TenantRegistry,
+    reserve: ReserveStockBatch,
+    around?: AroundOrder,
+  ): BatchEventHandler<'order.created'> =>
+  async (events, tx) => {
+    // One event of another tenant or with a wrong saga id fails the chunk; alone, it is parked on the DLQ.
+    for (const event of events) requireKnownSaga(tenants, event, event.payload.orderId);
     await parkingRuleErrors(() =>
-      reserve.execute(tx, { tenantId: event.tenantId, order: event.payload, cause: event }),
+      reserve.execute(
+        tx,
+        events.map((event) => ({ tenantId: event.tenantId, order: event.payload, cause: event })),
+        around,
+      ),
     );
   };

@@ -2,8 +2,9 @@ import { EntityManager } from 'typeorm';
 import { OrderCreatedV1, SagaEvent } from '@checkout/contracts';
 import { OutboxWriter } from '@checkout/messaging';
 import { Line, normalizeLines } from '../../domain';
-import { releaseHeld, stockFlags, takeIntoReserved } from '../../database/stock.repository';
-import { sql, withSavepoint } from '../../database/sql';
+import { releaseHeld, stockFlags } from '../../database/stock.repository';
+import { BatchDecision, BatchOrder, holdOrders } from '../../database/reserve-batch.repository';
+import { sql } from '../../database/sql';
 import { publishReleased } from '../release-stock/release-stock.handler';
 
 /** Input of ReserveStock: the accepted order of one tenant. */
@@ -26,13 +27,17 @@ export interface ReserveStockOptions {
   ttlSeconds: number;
 }
 
+/** Runs one order's writes inside a context of its own event (the consumer's span for that event). */
+export type AroundOrder = <R>(cause: SagaEvent | undefined, fn: () => Promise<R>) => Promise<R>;
+
 /**
- * ReserveStock: holds every line of an order or none, inside the caller's transaction, and writes
- * inventory.reserved or inventory.rejected to the outbox in that same transaction. Each line is a
- * conditional UPDATE judged by its row count, taken in SKU order so overlapping orders cannot deadlock.
- * Unknown SKUs reject with reason unknown_sku.
+ * ReserveStockBatch: reserves many orders in the caller's one transaction (group commit), each order all
+ * lines or none, and writes each order's inventory.reserved or inventory.rejected to the outbox in that same
+ * transaction. Per tenant, one statement locks the batch's stock rows in SKU order and takes what fits
+ * (see holdOrders); unknown SKUs reject with unknown_sku; an order already reserved (or twice in the batch)
+ * is a duplicate and changes nothing. Results are in input order.
  */
-export class ReserveStock {
+export class ReserveStockBatch {
   constructor(
     private readonly outbox: OutboxWriter,
     private readonly options: ReserveStockOptions,
@@ -40,112 +45,113 @@ export class ReserveStock {
 
   async execute(
     tx: EntityManager,
-    { tenantId, order, cause }: ReserveStockInput,
-  ): Promise<ReserveStockResult> {
-    const lines = normalizeLines(order.lines);
-    const existing = await sql(
+    inputs: readonly ReserveStockInput[],
+    around: AroundOrder = (_cause, fn) => fn(),
+  ): Promise<ReserveStockResult[]> {
+    // A line over the per-order limit is a broken rule for the whole batch: the caller splits and parks it.
+    const prepared = inputs.map((input) => ({ ...input, lines: normalizeLines(input.order.lines) }));
+    const results: ReserveStockResult[] = new Array(inputs.length);
+    // Tenants in a fixed order too: a batch locks one tenant's rows after the other's, like every batch.
+    const tenants = [...new Set(prepared.map((p) => p.tenantId))].sort();
+    for (const tenantId of tenants) {
+      const mine = prepared.map((p, i) => ({ ...p, i })).filter((p) => p.tenantId === tenantId);
+      await this.reserveForTenant(tx, tenantId, mine, results, around);
+    }
+    return results;
+  }
+
+  private async reserveForTenant(
+    tx: EntityManager,
+    tenantId: string,
+    inputs: (ReserveStockInput & { lines: Line[]; i: number })[],
+    results: ReserveStockResult[],
+    around: AroundOrder,
+  ): Promise<void> {
+    const { rows: existing } = await sql<{ order_id: string }>(
       tx,
-      `SELECT 1 FROM reservation WHERE tenant_id = $1 AND order_id = $2 LIMIT 1`,
-      [tenantId, order.orderId],
+      `SELECT DISTINCT order_id FROM reservation WHERE tenant_id = $1 AND order_id = ANY($2::uuid[])`,
+      [tenantId, inputs.map((p) => p.order.orderId)],
     );
     // A second order.created for the same order (new event id) must not hold the stock twice.
-    if (existing.rowCount > 0) return { outcome: 'duplicate' };
-
+    const seen = new Set(existing.map((r) => r.order_id));
     // SKUs are never deleted, so whether one exists cannot change under us: checked without a lock.
-    const known = await stockFlags(
-      tx,
-      tenantId,
-      lines.map((l) => l.sku),
-    );
-    const unknown = lines.filter((l) => !known.has(l.sku)).map((l) => l.sku);
-    if (unknown.length > 0) return this.reject(tx, tenantId, order, lines, unknown, 'unknown_sku', cause);
+    const known = await stockFlags(tx, tenantId, [
+      ...new Set(inputs.flatMap((p) => p.lines.map((l) => l.sku))),
+    ]);
+    const candidates: typeof inputs = [];
+    for (const p of inputs) {
+      if (seen.has(p.order.orderId)) {
+        results[p.i] = { outcome: 'duplicate' };
+        continue;
+      }
+      seen.add(p.order.orderId);
+      const unknown = p.lines.filter((l) => !known.has(l.sku)).map((l) => l.sku);
+      if (unknown.length > 0)
+        results[p.i] = await around(p.cause, () => this.reject(tx, p, unknown, 'unknown_sku'));
+      else candidates.push(p);
+    }
 
-    let attempt = await this.holdAll(tx, tenantId, order, lines, cause);
-    if (attempt.short.length > 0) {
-      // Lazy expiry: holds past their TTL on the short SKUs are released now, then one more try.
+    const toBatch = (ps: typeof inputs): BatchOrder[] =>
+      ps.map((p) => ({ orderId: p.order.orderId, lines: p.lines }));
+    const decisions = new Map<string, BatchDecision>();
+    const first = await holdOrders(tx, tenantId, toBatch(candidates), this.options.ttlSeconds);
+    first.forEach((d) => decisions.set(d.orderId, d));
+    const short = candidates.filter((p) => !decisions.get(p.order.orderId)!.held);
+    if (short.length > 0) {
+      // Lazy expiry: holds past their TTL on the short SKUs are released now, then the short orders try again.
       const released = await releaseHeld(tx, {
         tenantId,
-        skus: attempt.short,
+        skus: [...new Set(short.flatMap((p) => decisions.get(p.order.orderId)!.shortSkus))],
         reason: 'expired',
         onlyExpired: true,
         skipLocked: true,
       });
       if (released.length > 0) {
         await publishReleased(this.outbox, tx, released, 'expired');
-        attempt = await this.holdAll(tx, tenantId, order, lines, cause);
+        const second = await holdOrders(tx, tenantId, toBatch(short), this.options.ttlSeconds);
+        second.forEach((d) => decisions.set(d.orderId, d));
       }
     }
-    if (attempt.short.length > 0) {
-      return this.reject(tx, tenantId, order, lines, attempt.short, 'insufficient_stock', cause);
+
+    for (const p of candidates) {
+      const d = decisions.get(p.order.orderId)!;
+      results[p.i] = await around(p.cause, () =>
+        d.held
+          ? this.accept(tx, p, d.expiresAt!.toISOString())
+          : this.reject(tx, p, d.shortSkus, 'insufficient_stock'),
+      );
     }
-    return { outcome: 'reserved', lines, expiresAt: attempt.expiresAt };
   }
 
-  /**
-   * Writes the reservation rows and inventory.reserved first, then takes every line in SKU order: the hot
-   * stock row is locked only from its UPDATE to the commit. On any shortage everything since the savepoint
-   * (rows, event, the lines already taken and their locks) is rolled back and the short SKUs are named.
-   */
-  private async holdAll(
+  private async accept(
     tx: EntityManager,
-    tenantId: string,
-    order: OrderCreatedV1,
-    lines: Line[],
-    cause: SagaEvent | undefined,
-  ): Promise<{ short: string[]; expiresAt: string }> {
-    return withSavepoint(tx, 'reserve_order', async () => {
-      // Each line holds for its own SKU's TTL (the service default when the SKU has none).
-      const { rows } = await sql<{ expires_at: Date }>(
-        tx,
-        `WITH inserted AS (
-           INSERT INTO reservation (tenant_id, order_id, sku, qty, status, expires_at)
-           SELECT $1, $2, l.sku, l.qty, 'held',
-                  now() + make_interval(secs => COALESCE(s.reservation_ttl_seconds, $5))
-             FROM unnest($3::text[], $4::int[]) AS l(sku, qty)
-             JOIN stock s ON s.tenant_id = $1 AND s.sku = l.sku
-           RETURNING expires_at)
-         SELECT min(expires_at) AS expires_at FROM inserted`,
-        [
-          tenantId,
-          order.orderId,
-          lines.map((l) => l.sku),
-          lines.map((l) => l.quantity),
-          this.options.ttlSeconds,
-        ],
-      );
-      // The order is held as long as its first-expiring line: that is the deadline payment must meet.
-      const expiresAt = rows[0].expires_at.toISOString();
-      await this.outbox.append(tx, {
-        type: 'inventory.reserved',
-        tenantId,
-        sagaId: order.orderId,
-        cause,
-        payload: {
-          orderId: order.orderId,
-          lines,
-          expiresAt,
-          customerId: order.customerId,
-          amount: order.total,
-          currency: order.currency,
-          paymentToken: order.paymentToken,
-        },
-      });
-      const short: string[] = [];
-      for (const line of lines) {
-        if (!(await takeIntoReserved(tx, tenantId, line))) short.push(line.sku);
-      }
-      return { keep: short.length === 0, value: { short, expiresAt } };
+    { tenantId, order, cause, lines }: ReserveStockInput & { lines: Line[] },
+    expiresAt: string,
+  ): Promise<ReserveStockResult> {
+    await this.outbox.append(tx, {
+      type: 'inventory.reserved',
+      tenantId,
+      sagaId: order.orderId,
+      cause,
+      payload: {
+        orderId: order.orderId,
+        lines,
+        // The order is held as long as its first-expiring line: the deadline payment must meet.
+        expiresAt,
+        customerId: order.customerId,
+        amount: order.total,
+        currency: order.currency,
+        paymentToken: order.paymentToken,
+      },
     });
+    return { outcome: 'reserved', lines, expiresAt };
   }
 
   private async reject(
     tx: EntityManager,
-    tenantId: string,
-    order: OrderCreatedV1,
-    lines: Line[],
+    { tenantId, order, cause, lines }: ReserveStockInput & { lines: Line[] },
     shortSkus: string[],
     reason: 'unknown_sku' | 'insufficient_stock',
-    cause: SagaEvent | undefined,
   ): Promise<ReserveStockResult> {
     await this.outbox.append(tx, {
       type: 'inventory.rejected',
@@ -155,5 +161,19 @@ export class ReserveStock {
       payload: { orderId: order.orderId, lines, shortSkus, reason },
     });
     return { outcome: 'rejected', shortSkus, reason };
+  }
+}
+
+/** ReserveStock: one order, all lines or none, inside the caller's transaction (a batch of one). */
+export class ReserveStock {
+  private readonly batch: ReserveStockBatch;
+
+  constructor(outbox: OutboxWriter, options: ReserveStockOptions) {
+    this.batch = new ReserveStockBatch(outbox, options);
+  }
+
+  async execute(tx: EntityManager, input: ReserveStockInput): Promise<ReserveStockResult> {
+    const [result] = await this.batch.execute(tx, [input]);
+    return result;
   }
 }

@@ -1,0 +1,254 @@
+import { Consumer, IHeaders, KafkaMessage, Producer } from 'kafkajs';
+import { DataSource, EntityManager } from 'typeorm';
+import { ExponentialBackoff, handleWhen, retry } from 'cockatiel';
+import { Counter, Registry } from 'prom-client';
+import { ContractViolation, EventType, SagaEvent, dlqTopic, parseEvent } from '@checkout/contracts';
+import { Logger, NonRetryableError, createKafka } from '@checkout/messaging';
+
+/** Applies a batch of new events (inbox rows already written) inside the one transaction they commit in. */
+export type BatchEventHandler<T extends EventType> = (
+  events: SagaEvent<T>[],
+  tx: EntityManager,
+) => Promise<void>;
+
+/** Settings of one batch consumer. */
+export interface BatchEventConsumerOptions<T extends EventType> {
+  topic: T;
+  /** Kafka consumer group. */
+  groupId: string;
+  /** Inbox consumer name: the same as the per-event consumer's, so an event either one applied is a duplicate. */
+  inboxName: string;
+  /** On first start (no committed offsets yet), continue from this group's offsets instead of the beginning. */
+  takeOverFrom?: string;
+  brokers: string[];
+  dataSource: DataSource;
+  handler: BatchEventHandler<T>;
+  /** Events applied in one transaction at most. */
+  batchSize: number;
+  logger: Logger;
+  registry?: Registry;
+  maxAttempts?: number;
+  backoff?: { initialMs: number; maxMs: number };
+  partitionsConsumedConcurrently?: number;
+}
+
+const headerText = (headers: IHeaders | undefined, name: string): string | undefined => {
+  const v = headers?.[name];
+  if (v === undefined || v === null) return undefined;
+  return Array.isArray(v) ? v[0]?.toString() : v.toString();
+};
+
+/**
+ * The batched twin of @checkout/messaging's EventConsumer for one topic (group commit): a Kafka batch is cut
+ * into chunks of batchSize and each chunk is validated, recorded in the inbox and applied in ONE transaction.
+ * If a chunk fails (a poison event, a broken rule), every event of it is applied alone with the per-event
+ * runtime's semantics (retries with backoff, NonRetryableError straight to `<topic>.dlq`), so one bad event
+ * never holds back or takes down the others. Offsets are resolved only after a chunk has committed.
+ */
+export class BatchEventConsumer<T extends EventType> {
+  private readonly kafka: ReturnType<typeof createKafka>;
+  private readonly consumer: Consumer;
+  private readonly producer: Producer;
+  private running = false;
+
+  constructor(private readonly options: BatchEventConsumerOptions<T>) {
+    this.kafka = createKafka(options.brokers, `${options.groupId}-consumer`);
+    this.consumer = this.kafka.consumer({
+      groupId: options.groupId,
+      allowAutoTopicCreation: false,
+      maxWaitTimeInMs: 100,
+      retry: { retries: 10 },
+    });
+    this.producer = this.kafka.producer({
+      allowAutoTopicCreation: false,
+      idempotent: true,
+      maxInFlightRequests: 1,
+    });
+  }
+
+  /** Connects, takes over the previous group's offsets if this group has none, and starts consuming. */
+  async start(): Promise<void> {
+    await this.takeOverOffsets();
+    await this.producer.connect();
+    await this.consumer.connect();
+    await this.consumer.subscribe({ topics: [this.options.topic], fromBeginning: true });
+    this.running = true;
+    await this.consumer.run({
+      partitionsConsumedConcurrently: this.options.partitionsConsumedConcurrently ?? 3,
+      eachBatchAutoResolve: false,
+      eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
+        for (let i = 0; i < batch.messages.length; i += this.options.batchSize) {
+          if (!isRunning() || isStale()) return;
+          const chunk = batch.messages.slice(i, i + this.options.batchSize);
+          await this.processChunk(batch.partition, chunk);
+          resolveOffset(chunk[chunk.length - 1].offset);
+          await heartbeat();
+        }
+      },
+    });
+  }
+
+  /** Stops fetching, lets the in-flight chunk finish, commits offsets and disconnects. */
+  async stop(): Promise<void> {
+    this.running = false;
+    await this.consumer.disconnect();
+    await this.producer.disconnect();
+  }
+
+  /** Validates, dedupes and applies one chunk of one partition; exported behaviour is each message's outcome. */
+  async processChunk(partition: number, messages: KafkaMessage[]): Promise<void> {
+    const parsed: { event: SagaEvent<T>; message: KafkaMessage }[] = [];
+    for (const message of messages) {
+      try {
+        const event = parseEvent(message.value?.toString('utf8') ?? '');
+        if (event.type !== this.options.topic)
+          throw new ContractViolation(
+            'CONTRACT.INVALID_ENVELOPE',
+            `event of type ${event.type} on topic ${this.options.topic}`,
+          );
+        parsed.push({ event: event as SagaEvent<T>, message });
+      } catch (error) {
+        if (!(error instanceof ContractViolation)) throw error;
+        await this.park(partition, message, { code: error.code, reason: error.message, attempts: 0 });
+      }
+    }
+    if (parsed.length === 0) return;
+    try {
+      // Transient failures (deadlock, lost connection) are retried as a whole; a broken rule is not.
+      await this.policy(this.options.maxAttempts ?? 3).execute(() => this.apply(parsed.map((p) => p.event)));
+    } catch (error) {
+      if (!this.running) throw error; // shutting down: leave the chunk uncommitted
+      for (const p of parsed) await this.processAlone(partition, p.event, p.message);
+    }
+  }
+
+  private async processAlone(partition: number, event: SagaEvent<T>, message: KafkaMessage): Promise<void> {
+    let attempts = 0;
+    try {
+      await this.policy(this.options.maxAttempts ?? 5).execute(() => {
+        attempts += 1;
+        return this.apply([event]);
+      });
+    } catch (error) {
+      if (!this.running && !(error instanceof NonRetryableError)) throw error;
+      const code = error instanceof NonRetryableError ? error.code : 'HANDLER_FAILED';
+      this.options.logger.error(
+        {
+          consumer: this.options.inboxName,
+          eventId: event.eventId,
+          type: event.type,
+          sagaId: event.sagaId,
+          attempts,
+          err: String(error),
+        },
+        'event parked on the DLQ',
+      );
+      await this.park(partition, message, {
+        code,
+        reason: (error as Error).message ?? String(error),
+        attempts,
+      });
+    }
+  }
+
+  private policy(maxAttempts: number) {
+    const { backoff = { initialMs: 200, maxMs: 5_000 } } = this.options;
+    return retry(
+      handleWhen((e) => !(e instanceof NonRetryableError) && this.running),
+      {
+        maxAttempts: maxAttempts - 1,
+        backoff: new ExponentialBackoff({ initialDelay: backoff.initialMs, maxDelay: backoff.maxMs }),
+      },
+    );
+  }
+
+  /** Inbox rows and the handler in one transaction; events already in the inbox (or twice in the chunk) are skipped. */
+  async apply(events: SagaEvent<T>[]): Promise<{ applied: number; duplicates: number }> {
+    const fresh = await this.options.dataSource.transaction(async (tx) => {
+      const inserted: { event_id: string }[] = await tx.query(
+        `INSERT INTO inbox (consumer, event_id, type, tenant_id, saga_id)
+         SELECT $1, e.id, e.type, e.tenant_id, e.saga_id
+           FROM unnest($2::uuid[], $3::text[], $4::text[], $5::uuid[]) AS e(id, type, tenant_id, saga_id)
+         ON CONFLICT DO NOTHING RETURNING event_id`,
+        [
+          this.options.inboxName,
+          events.map((e) => e.eventId),
+          events.map((e) => e.type),
+          events.map((e) => e.tenantId),
+          events.map((e) => e.sagaId),
+        ],
+      );
+      const isNew = new Set(inserted.map((r) => r.event_id));
+      const toApply = events.filter((e) => isNew.delete(e.eventId.toLowerCase()));
+      if (toApply.length > 0) await this.options.handler(toApply, tx);
+      return toApply;
+    });
+    this.count('applied', fresh.length);
+    this.count('duplicate', events.length - fresh.length);
+    return { applied: fresh.length, duplicates: events.length - fresh.length };
+  }
+
+  private async takeOverOffsets(): Promise<void> {
+    const { takeOverFrom, groupId, topic } = this.options;
+    if (!takeOverFrom) return;
+    const admin = this.kafka.admin();
+    await admin.connect();
+    try {
+      const [mine] = await admin.fetchOffsets({ groupId, topics: [topic] });
+      if (mine.partitions.some((p) => p.offset !== '-1')) return;
+      const [previous] = await admin.fetchOffsets({ groupId: takeOverFrom, topics: [topic] });
+      const partitions = previous.partitions.filter((p) => p.offset !== '-1');
+      if (partitions.length === 0) return;
+      await admin.setOffsets({ groupId, topic, partitions });
+      this.options.logger.info(
+        { groupId, takeOverFrom, topic, partitions },
+        'batch consumer continues from the previous group',
+      );
+    } finally {
+      await admin.disconnect();
+    }
+  }
+
+  private async park(
+    partition: number,
+    message: KafkaMessage,
+    why: { code: string; reason: string; attempts: number },
+  ): Promise<void> {
+    const { topic, inboxName } = this.options;
+    await this.producer.send({
+      topic: dlqTopic(topic),
+      messages: [
+        {
+          key: message.key,
+          value: message.value,
+          headers: {
+            ...Object.fromEntries(
+              Object.entries(message.headers ?? {}).filter(([, v]) => v !== null && v !== undefined),
+            ),
+            'dlq-code': why.code,
+            'dlq-reason': why.reason.slice(0, 2000),
+            'dlq-attempts': String(why.attempts),
+            'dlq-consumer': inboxName,
+            'dlq-original-topic': topic,
+            'dlq-original-partition': String(partition),
+            'dlq-original-offset': message.offset,
+            'dlq-event-id': headerText(message.headers, 'eventId') ?? '',
+          } as IHeaders,
+        },
+      ],
+    });
+    this.options.logger.warn(
+      { consumer: inboxName, topic, partition, offset: message.offset, ...why },
+      'message parked on dead-letter topic',
+    );
+    this.count('dlq', 1);
+  }
+
+  /** The per-event runtime's counter (messaging_consumed_total), so dashboards see both paths alike. */
+  private count(outcome: 'applied' | 'duplicate' | 'dlq', n: number): void {
+    if (n === 0) return;
+    const counter = this.options.registry?.getSingleMetric('messaging_consumed_total') as
+      Counter<'consumer' | 'type' | 'outcome'> | undefined;
+    counter?.inc({ consumer: this.options.inboxName, type: this.options.topic, outcome }, n);
+  }
+}

@@ -1,0 +1,61 @@
+import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { PinoLogger } from 'nestjs-pino';
+import { Registry } from 'prom-client';
+import { DataSource } from 'typeorm';
+import { parseBrokers } from '@checkout/messaging';
+import { METRICS_REGISTRY, TenantRegistry } from '@checkout/service-kit';
+import { withEventSpan } from '@checkout/tracing';
+import { InventoryConfig } from '../../config/inventory.config';
+import { ReserveStockBatch } from '../commands';
+import { INVENTORY_CONFIG } from '../inventory.tokens';
+import { BatchEventConsumer } from './batch-event-consumer';
+import { onOrderCreated } from './order-created.consumer';
+
+/**
+ * Runs the batched order.created consumer (group commit of reservations) for the lifetime of the app. Its
+ * inbox name is the service's, like the per-event consumer that handles every other topic, and on its first
+ * start it continues from that consumer group's order.created offsets.
+ */
+@Injectable()
+export class OrderCreatedConsumerHost implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private consumer?: BatchEventConsumer<'order.created'>;
+
+  constructor(
+    @Inject(INVENTORY_CONFIG) private readonly config: InventoryConfig,
+    @Inject(METRICS_REGISTRY) private readonly registry: Registry,
+    private readonly logger: PinoLogger,
+    private readonly dataSource: DataSource,
+    private readonly tenants: TenantRegistry,
+    private readonly reserve: ReserveStockBatch,
+  ) {
+    logger.setContext('OrderCreatedConsumerHost');
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    const name = this.config.SERVICE_NAME;
+    this.consumer = new BatchEventConsumer({
+      topic: 'order.created',
+      groupId: `${name}-reservations`,
+      inboxName: name,
+      takeOverFrom: name,
+      brokers: parseBrokers(this.config.KAFKA_BROKERS),
+      dataSource: this.dataSource,
+      batchSize: this.config.INVENTORY_RESERVE_BATCH_SIZE,
+      logger: this.logger.logger,
+      registry: this.registry,
+      // Each order's events are written inside its own event's span: its trace continues through inventory.
+      handler: onOrderCreated(this.tenants, this.reserve, (cause, fn) =>
+        cause ? withEventSpan(cause, name, fn) : fn(),
+      ),
+    });
+    await this.consumer.start();
+    this.logger.info(
+      { batchSize: this.config.INVENTORY_RESERVE_BATCH_SIZE },
+      'order.created batch consumer started',
+    );
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.consumer?.stop();
+  }
+}

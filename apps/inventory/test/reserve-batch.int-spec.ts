@@ -1,0 +1,245 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { DataSource } from 'typeorm';
+import { NonRetryableError, consoleLogger } from '@checkout/messaging';
+import { TenantRegistry, hashApiKey } from '@checkout/service-kit';
+import { serviceDataSource } from '@checkout/testing';
+import { ReserveStock, ReserveStockBatch } from '../src/reservation/commands';
+import { BatchEventConsumer } from '../src/reservation/consumers/batch-event-consumer';
+import { onOrderCreated } from '../src/reservation/consumers/order-created.consumer';
+import {
+  TEST_TENANT,
+  eventsOf,
+  givenStock,
+  inTx,
+  order,
+  orderCreatedEvent,
+  outbox,
+  reservationsOf,
+  stockOf,
+  uniqueSku,
+} from './support';
+
+const tenants = new TenantRegistry([
+  {
+    id: TEST_TENANT,
+    apiKeySha256: hashApiKey('it-key'),
+    webhookSecret: 'whsec_it_0123456789',
+    pspAccount: 'acct_it',
+  },
+]);
+
+/** Splits xs into chunks of n. */
+const chunks = <T>(xs: T[], n: number): T[][] =>
+  Array.from({ length: Math.ceil(xs.length / n) }, (_, i) => xs.slice(i * n, i * n + n));
+
+describe('ReserveStockBatch and the batched order.created consumer (group commit)', () => {
+  let ds: DataSource;
+  const batch = new ReserveStockBatch(outbox, { ttlSeconds: 600 });
+  const single = new ReserveStock(outbox, { ttlSeconds: 600 });
+  let consumer: BatchEventConsumer<'order.created'>;
+
+  before(async () => {
+    ds = await serviceDataSource('inventory_svc', 20);
+    consumer = new BatchEventConsumer({
+      topic: 'order.created',
+      groupId: 'it-inventory-batch',
+      // Its own inbox name: the running service's inbox never sees these event ids.
+      inboxName: `it-inventory-batch`,
+      brokers: ['127.0.0.1:1'],
+      dataSource: ds,
+      batchSize: 100,
+      logger: consoleLogger,
+      handler: onOrderCreated(tenants, batch),
+    });
+  });
+  after(async () => {
+    await ds.destroy();
+  });
+
+  it('one batch, mixed: first fit in batch order, each order all lines or none, unknown SKUs named', async () => {
+    const a = uniqueSku('mix-a');
+    const b = uniqueSku('mix-b');
+    await givenStock(ds, a, 5);
+    await givenStock(ds, b, 2);
+    const orders = [
+      order([[a, 2]]),
+      order([[a, 2]]),
+      order([[a, 2]]), // 1 left: short
+      order([
+        [b, 3], // short: the whole order is refused, its unit of a stays free
+        [a, 1],
+      ]),
+      order([[a, 1]]), // takes the unit the order before could not
+      order([[uniqueSku('mix-none'), 1]]),
+    ];
+
+    const results = await inTx(ds, (tx) =>
+      batch.execute(
+        tx,
+        orders.map((o) => ({ tenantId: TEST_TENANT, order: o })),
+      ),
+    );
+
+    assert.deepEqual(
+      results.map((r) => (r.outcome === 'rejected' ? [r.outcome, r.reason, r.shortSkus] : [r.outcome])),
+      [
+        ['reserved'],
+        ['reserved'],
+        ['rejected', 'insufficient_stock', [a]],
+        ['rejected', 'insufficient_stock', [b]],
+        ['reserved'],
+        ['rejected', 'unknown_sku', [orders[5].lines[0].sku]],
+      ],
+    );
+    assert.deepEqual(await stockOf(ds, a), { available: 0, reserved: 5, sold: 0, restocked: 5 });
+    assert.deepEqual(await stockOf(ds, b), { available: 2, reserved: 0, sold: 0, restocked: 2 });
+    assert.deepEqual(await reservationsOf(ds, orders[3].orderId), []);
+    const types = await Promise.all(
+      orders.map(async (o) => (await eventsOf(ds, o.orderId)).map((e) => e.type)),
+    );
+    assert.deepEqual(types, [
+      ['inventory.reserved'],
+      ['inventory.reserved'],
+      ['inventory.rejected'],
+      ['inventory.rejected'],
+      ['inventory.reserved'],
+      ['inventory.rejected'],
+    ]);
+  });
+
+  it('a duplicate order.created inside one batch (same event, or same order under a new event id) holds once', async () => {
+    const sku = uniqueSku('batch-dup');
+    await givenStock(ds, sku, 10);
+    const o = order([[sku, 3]]);
+    const first = orderCreatedEvent(o);
+    const again = orderCreatedEvent(o);
+    const other = orderCreatedEvent(order([[sku, 1]]));
+
+    const outcome = await consumer.apply([first, first, again, other]);
+
+    assert.deepEqual(outcome, { applied: 3, duplicates: 1 });
+    assert.deepEqual(await stockOf(ds, sku), { available: 6, reserved: 4, sold: 0, restocked: 10 });
+    assert.deepEqual(
+      (await reservationsOf(ds, o.orderId)).map((r) => [r.qty, r.status]),
+      [[3, 'held']],
+    );
+    assert.deepEqual(
+      (await eventsOf(ds, o.orderId)).map((e) => e.type),
+      ['inventory.reserved'],
+    );
+    assert.deepEqual(
+      await consumer.apply([first, other]),
+      { applied: 0, duplicates: 2 },
+      'a redelivery does nothing',
+    );
+  });
+
+  it('a broken rule fails the whole chunk and changes nothing (the consumer then applies each event alone)', async () => {
+    const sku = uniqueSku('batch-rule');
+    await givenStock(ds, sku, 5_000);
+    const fine = orderCreatedEvent(order([[sku, 1]]));
+    const tooLarge = orderCreatedEvent(
+      order([
+        [sku, 600],
+        [sku, 600],
+      ]),
+    );
+    const unknownTenant = orderCreatedEvent(order([[sku, 1]]), 'no-such-tenant');
+
+    for (const bad of [tooLarge, unknownTenant]) {
+      await assert.rejects(consumer.apply([fine, bad]), (e: unknown) => e instanceof NonRetryableError);
+    }
+
+    assert.deepEqual(await stockOf(ds, sku), { available: 5_000, reserved: 0, sold: 0, restocked: 5_000 });
+    const [{ n }] = await ds.query(`SELECT count(*)::int AS n FROM inbox WHERE event_id = $1`, [
+      fine.eventId,
+    ]);
+    assert.equal(n, 0, 'the inbox rows roll back with the batch');
+    assert.deepEqual(await consumer.apply([fine]), { applied: 1, duplicates: 0 });
+  });
+
+  it('540 orders for 500 units in concurrent batches (3 partitions) and single orders: exactly 500 held', async () => {
+    const sku = uniqueSku('batch-flash');
+    await givenStock(ds, sku, 500);
+    const orders = Array.from({ length: 540 }, () => order([[sku, 1]]));
+    const batched = orders.slice(0, 450);
+    const alone = orders.slice(450);
+    const partitions = [0, 1, 2].map((p) => batched.filter((_, i) => i % 3 === p));
+
+    const [batchResults, singleResults] = await Promise.all([
+      Promise.all(
+        partitions.map(async (mine) => {
+          const out = [];
+          for (const part of chunks(mine, 25)) {
+            out.push(
+              ...(await inTx(ds, (tx) =>
+                batch.execute(
+                  tx,
+                  part.map((o) => ({ tenantId: TEST_TENANT, order: o })),
+                ),
+              )),
+            );
+          }
+          return out;
+        }),
+      ),
+      Promise.all(
+        alone.map((o) => inTx(ds, (tx) => single.execute(tx, { tenantId: TEST_TENANT, order: o }))),
+      ),
+    ]);
+
+    const outcomes = [...batchResults.flat(), ...singleResults].map((r) => r.outcome);
+    assert.equal(outcomes.filter((o) => o === 'reserved').length, 500);
+    assert.equal(outcomes.filter((o) => o === 'rejected').length, 40);
+    assert.deepEqual(await stockOf(ds, sku), { available: 0, reserved: 500, sold: 0, restocked: 500 });
+    const [{ held }] = await ds.query(
+      `SELECT count(*)::int AS held FROM reservation WHERE tenant_id = $1 AND sku = $2 AND status = 'held'`,
+      [TEST_TENANT, sku],
+    );
+    assert.equal(held, 500);
+  });
+
+  it('batches of multi-line orders with the same SKUs in opposite order, concurrently: no deadlock, conserved', async () => {
+    const a = uniqueSku('bpair-a');
+    const b = uniqueSku('bpair-b');
+    await givenStock(ds, a, 100);
+    await givenStock(ds, b, 100);
+    const orders = Array.from({ length: 120 }, (_, i) =>
+      order(
+        i % 2 === 0
+          ? [
+              [a, 1],
+              [b, 1],
+            ]
+          : [
+              [b, 1],
+              [a, 1],
+            ],
+      ),
+    );
+
+    const settled = await Promise.allSettled(
+      chunks(orders, 10).map((part) =>
+        inTx(ds, (tx) =>
+          batch.execute(
+            tx,
+            part.map((o) => ({ tenantId: TEST_TENANT, order: o })),
+          ),
+        ),
+      ),
+    );
+
+    assert.deepEqual(
+      settled.filter((s) => s.status === 'rejected'),
+      [],
+      'no error (deadlock or other) reaches the caller',
+    );
+    const outcomes = settled.flatMap((s) => (s.status === 'fulfilled' ? s.value.map((r) => r.outcome) : []));
+    assert.equal(outcomes.filter((o) => o === 'reserved').length, 100);
+    assert.equal(outcomes.filter((o) => o === 'rejected').length, 20);
+    for (const sku of [a, b]) {
+      assert.deepEqual(await stockOf(ds, sku), { available: 0, reserved: 100, sold: 0, restocked: 100 });
+    }
+  });
+});
