@@ -1,0 +1,473 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { loadStackConfig } from '@checkout/testing';
+
+/** Dev API keys of the seed tenants (libs/service-kit TenantRegistry, dev seed only). */
+export const TENANT_KEYS = { acme: 'acme-dev-key', globex: 'globex-dev-key' } as const;
+export type TenantName = keyof typeof TENANT_KEYS;
+
+const ports = loadStackConfig().servicePorts;
+const url = (service: string) => `http://127.0.0.1:${ports[service]}`;
+
+/** Base URLs of the five services of the running stack. */
+export const SERVICE_URLS = {
+  order: url('order'),
+  inventory: url('inventory'),
+  payment: url('payment'),
+  fulfillment: url('fulfillment'),
+  psp: url('psp-simulator'),
+} as const;
+export type ServiceName = keyof typeof SERVICE_URLS;
+
+/** A SKU no other spec uses: the prefix says what the SKU is for, the suffix makes it unique. */
+export const uniqueSku = (prefix: string) => `${prefix}-${randomBytes(5).toString('hex').toUpperCase()}`;
+
+/** A customer id no other spec uses (the carrier refuses `undeliverable-*`). */
+export const uniqueCustomer = (prefix = 'e2e') => `${prefix}-${randomBytes(5).toString('hex')}`;
+
+/** One HTTP answer: status, headers, and the body as text and parsed JSON (undefined if not JSON). */
+export interface Answer {
+  status: number;
+  headers: Headers;
+  text: string;
+  json: unknown;
+}
+
+/** An answer whose status was not the expected one: carries the whole answer for the assertion message. */
+export class UnexpectedAnswer extends Error {
+  constructor(
+    what: string,
+    readonly answer: Answer,
+  ) {
+    super(`${what} answered ${answer.status}: ${answer.text.slice(0, 500)}`);
+  }
+}
+
+/** The error body of every service (PRODUCT.md section 4). */
+export const ErrorBody = z.looseObject({ error: z.string().min(1), message: z.string() });
+
+const OrderStatus = z.enum([
+  'PENDING',
+  'AWAITING_PAYMENT',
+  'PAID',
+  'SHIPPED',
+  'REJECTED',
+  'CANCELLED',
+  'BACKORDERED',
+  'REFUNDED',
+]);
+const PaymentState = z.enum(['created', 'pending', 'unknown', 'succeeded', 'failed', 'refunded']);
+const Timestamp = z.iso.datetime({ offset: true });
+
+/** `GET /v1/orders/{id}`. */
+export const OrderView = z.object({
+  orderId: z.uuid(),
+  status: OrderStatus,
+  customerId: z.string(),
+  lines: z
+    .array(
+      z.object({
+        sku: z.string(),
+        quantity: z.number().int().positive(),
+        unitPrice: z.number().int().nonnegative(),
+        discount: z.number().int().nonnegative(),
+        lineTotal: z.number().int().nonnegative(),
+      }),
+    )
+    .min(1),
+  subtotal: z.number().int().nonnegative(),
+  discount: z.number().int().nonnegative(),
+  total: z.number().int().nonnegative(),
+  currency: z.string().length(3),
+  voucherCode: z.string().nullable(),
+  paymentState: PaymentState.nullable(),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+  history: z
+    .array(
+      z.object({
+        from: OrderStatus.nullable(),
+        to: OrderStatus,
+        cause: z.string(),
+        eventId: z.uuid().nullable(),
+        at: Timestamp,
+      }),
+    )
+    .min(1),
+});
+export type OrderView = z.infer<typeof OrderView>;
+
+/** `POST /v1/checkout` 202. */
+export const CheckoutAccepted = z.object({ orderId: z.uuid(), status: z.literal('PENDING') });
+
+/** `GET /v1/stock/{sku}` (and the answer of `PUT /v1/admin/stock/{sku}`). */
+export const StockView = z.object({
+  sku: z.string(),
+  available: z.number().int().nonnegative(),
+  reserved: z.number().int().nonnegative(),
+  sold: z.number().int().nonnegative(),
+  reservationTtlSeconds: z.number().int().positive().nullable(),
+});
+export type StockView = z.infer<typeof StockView>;
+
+const RefundView = z.object({
+  refundId: z.uuid(),
+  orderId: z.uuid(),
+  paymentId: z.uuid().nullable(),
+  pspChargeId: z.string(),
+  amount: z.number().int().positive(),
+  currency: z.string().length(3),
+  reason: z.string(),
+  state: z.enum(['pending', 'succeeded', 'refund_failed']),
+  attempts: z.number().int().nonnegative(),
+  lastError: z.string().nullable(),
+  pspRefundId: z.string().nullable(),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+export type RefundView = z.infer<typeof RefundView>;
+
+/** `GET /v1/payments?orderId=`. */
+export const PaymentsView = z.object({
+  orderId: z.uuid(),
+  payments: z.array(
+    z.object({
+      paymentId: z.uuid(),
+      orderId: z.uuid(),
+      state: PaymentState,
+      amount: z.number().int().positive(),
+      currency: z.string().length(3),
+      pspReference: z.string().nullable(),
+      failureReason: z.string().nullable(),
+      refundOnSuccess: z.string().nullable(),
+      chargeRequests: z.number().int().nonnegative(),
+      lastError: z.string().nullable(),
+      history: z.array(
+        z.object({
+          from: z.string(),
+          to: z.string(),
+          source: z.string(),
+          pspEventId: z.string().nullable(),
+          detail: z.string().nullable(),
+          at: Timestamp,
+        }),
+      ),
+      refund: RefundView.nullable(),
+    }),
+  ),
+});
+export type PaymentsView = z.infer<typeof PaymentsView>;
+export type PaymentView = PaymentsView['payments'][number];
+
+/** `GET /v1/notifications?orderId=`. */
+export const NotificationsView = z.object({
+  orderId: z.uuid(),
+  notifications: z.array(
+    z.object({
+      notificationId: z.uuid(),
+      orderId: z.uuid(),
+      kind: z.enum(['order_confirmation', 'payment_failed', 'out_of_stock_apology']),
+      customerId: z.string().nullable(),
+      subject: z.string().min(1),
+      body: z.string().min(1),
+      voucherCode: z.string().nullable(),
+      status: z.enum(['pending', 'sent']),
+      createdAt: Timestamp,
+      sentAt: Timestamp.nullable(),
+    }),
+  ),
+});
+export type NotificationView = z.infer<typeof NotificationsView>['notifications'][number];
+
+/** `GET /v1/shipments?orderId=`. */
+export const ShipmentsView = z.object({
+  orderId: z.uuid(),
+  shipments: z.array(
+    z.object({
+      shipmentId: z.uuid(),
+      orderId: z.uuid(),
+      status: z.string(),
+      carrier: z.string(),
+      trackingNumber: z.string().nullable(),
+      lines: z.array(z.object({ sku: z.string(), quantity: z.number().int().positive() })),
+      failureReason: z.string().nullable(),
+      cancelReason: z.string().nullable(),
+    }),
+  ),
+});
+export type ShipmentView = z.infer<typeof ShipmentsView>['shipments'][number];
+
+const LedgerCharge = z.object({
+  id: z.string(),
+  amount: z.number().int().positive(),
+  currency: z.string().length(3),
+  reference: z.string(),
+  status: z.enum(['pending', 'succeeded', 'failed']),
+  amountRefunded: z.number().int().nonnegative(),
+  refunded: z.boolean(),
+  idempotencyKey: z.string(),
+});
+/** The PSP simulator's test ledger, `GET /v1/_ledger?reference=<orderId>` (PRODUCT.md section 6). */
+export const LedgerView = z.object({
+  charges: z.array(LedgerCharge),
+  refunds: z.array(
+    z.object({
+      id: z.string(),
+      charge: z.string(),
+      reference: z.string(),
+      amount: z.number().int().positive(),
+      currency: z.string().length(3),
+      status: z.literal('succeeded'),
+      idempotencyKey: z.string(),
+    }),
+  ),
+  events: z.array(
+    z.object({
+      id: z.string(),
+      type: z.enum(['charge.succeeded', 'charge.failed']),
+      data: z.object({ object: LedgerCharge }),
+    }),
+  ),
+  deliveries: z.array(
+    z.object({
+      eventId: z.string(),
+      type: z.string(),
+      reference: z.string(),
+      status: z.number().int().nullable(),
+      error: z.string().nullable(),
+    }),
+  ),
+});
+export type LedgerView = z.infer<typeof LedgerView>;
+
+const FlashSaleView = z.object({
+  sku: z.string(),
+  enabled: z.boolean(),
+  available: z.number().int().nonnegative().nullable(),
+});
+const VoucherView = z.object({
+  code: z.string(),
+  percentOff: z.number().int(),
+  maxRedemptions: z.number().int(),
+  redeemed: z.literal(0),
+});
+
+/** A checkout request body (PRODUCT.md section 4). */
+export interface CheckoutRequest {
+  customerId: string;
+  currency: string;
+  lines: { sku: string; quantity: number; unitPrice?: number }[];
+  voucherCode?: string;
+  payment: { token: string };
+}
+
+/** Sends one request; a connection reset under load is sent again (every call here is idempotent or keyed). */
+export async function request(
+  method: string,
+  target: string,
+  { key, body, headers = {} }: { key?: string; body?: unknown; headers?: Record<string, string> } = {},
+): Promise<Answer> {
+  const send = () =>
+    fetch(target, {
+      method,
+      headers: {
+        ...(key ? { authorization: `Bearer ${key}` } : {}),
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+        ...headers,
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(30_000),
+    });
+  let res: Response | undefined;
+  for (let attempt = 1; !res; attempt += 1) {
+    res = await send().catch((error: unknown) => {
+      if (attempt >= 3) throw error;
+      return undefined;
+    });
+  }
+  const text = await res.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: res.status, headers: res.headers, text, json };
+}
+
+/** Parses an answer's body with its schema, after checking the status. */
+export function expectBody<S extends z.ZodType>(what: string, answer: Answer, status: number, schema: S) {
+  if (answer.status !== status) throw new UnexpectedAnswer(what, answer);
+  const parsed = schema.safeParse(answer.json);
+  if (!parsed.success)
+    throw new Error(`${what}: body does not match its contract: ${parsed.error.message}\n${answer.text}`);
+  return parsed.data as z.infer<S>;
+}
+
+/**
+ * The public HTTP APIs of the five services as one tenant sees them (PRODUCT.md sections 4 and 6). Every
+ * answer is validated against its contract before a spec reads it.
+ */
+export class CheckoutApi {
+  readonly key: string;
+
+  constructor(readonly tenant: TenantName = 'acme') {
+    this.key = TENANT_KEYS[tenant];
+  }
+
+  private call(service: ServiceName, method: string, path: string, body?: unknown, headers = {}) {
+    return request(method, `${SERVICE_URLS[service]}${path}`, { key: this.key, body, headers });
+  }
+
+  /** `PUT /v1/admin/prices/{sku}`. */
+  async setPrice(sku: string, unitPrice: number, currency = 'VND'): Promise<void> {
+    const answer = await this.call('order', 'PUT', `/v1/admin/prices/${sku}`, { unitPrice, currency });
+    expectBody(
+      `PUT price ${sku}`,
+      answer,
+      200,
+      z.object({ sku: z.literal(sku), unitPrice: z.literal(unitPrice) }),
+    );
+  }
+
+  /** `PUT /v1/admin/stock/{sku}`: the on-hand available units, the backorder flag, the per-SKU TTL. */
+  async setStock(
+    sku: string,
+    body: { available: number; allowBackorder?: boolean; reservationTtlSeconds?: number | null },
+  ): Promise<StockView & { allowBackorder: boolean }> {
+    const answer = await this.call('inventory', 'PUT', `/v1/admin/stock/${sku}`, body);
+    return expectBody(`PUT stock ${sku}`, answer, 200, StockView.extend({ allowBackorder: z.boolean() }));
+  }
+
+  /** `GET /v1/stock/{sku}`. */
+  async stock(sku: string): Promise<StockView> {
+    return expectBody(
+      `GET stock ${sku}`,
+      await this.call('inventory', 'GET', `/v1/stock/${sku}`),
+      200,
+      StockView,
+    );
+  }
+
+  /** `POST /v1/admin/vouchers`. */
+  async createVoucher(code: string, percentOff: number, maxRedemptions: number): Promise<void> {
+    const answer = await this.call('order', 'POST', '/v1/admin/vouchers', {
+      code,
+      percentOff,
+      maxRedemptions,
+    });
+    expectBody(`POST voucher ${code}`, answer, 201, VoucherView);
+  }
+
+  /** `PUT /v1/admin/flash-sales/{sku}`: the Redis gate on (primed with `available`, or from inventory) or off. */
+  async setFlashSale(sku: string, enabled: boolean, available?: number) {
+    const answer = await this.call('order', 'PUT', `/v1/admin/flash-sales/${sku}`, { enabled, available });
+    return expectBody(`PUT flash sale ${sku}`, answer, 200, FlashSaleView);
+  }
+
+  /** `POST /v1/checkout` with an Idempotency-Key; the raw answer (202, or a 4xx a spec expects). */
+  checkout(body: CheckoutRequest, idempotencyKey: string = randomUUID()): Promise<Answer> {
+    return this.call('order', 'POST', '/v1/checkout', body, { 'idempotency-key': idempotencyKey });
+  }
+
+  /** A checkout that must be accepted: returns the order id. */
+  async placeOrder(body: CheckoutRequest): Promise<string> {
+    return expectBody('POST checkout', await this.checkout(body), 202, CheckoutAccepted).orderId;
+  }
+
+  /** `GET /v1/orders/{id}`. */
+  async order(orderId: string): Promise<OrderView> {
+    return expectBody(
+      `GET order ${orderId}`,
+      await this.call('order', 'GET', `/v1/orders/${orderId}`),
+      200,
+      OrderView,
+    );
+  }
+
+  /** `POST /v1/orders/{id}/cancel`: the raw answer (202, or 409 once paid). */
+  cancel(orderId: string): Promise<Answer> {
+    return this.call('order', 'POST', `/v1/orders/${orderId}/cancel`);
+  }
+
+  /** `GET /v1/payments?orderId=`. */
+  async payments(orderId: string): Promise<PaymentView[]> {
+    const answer = await this.call('payment', 'GET', `/v1/payments?orderId=${orderId}`);
+    return expectBody(`GET payments of ${orderId}`, answer, 200, PaymentsView).payments;
+  }
+
+  /** `GET /v1/payments/refunds?state=`: the tenant's refunds, e.g. the parked ones. */
+  async refunds(state?: RefundView['state']): Promise<RefundView[]> {
+    const answer = await this.call('payment', 'GET', `/v1/payments/refunds${state ? `?state=${state}` : ''}`);
+    return expectBody('GET refunds', answer, 200, z.object({ refunds: z.array(RefundView) })).refunds;
+  }
+
+  /** `POST /v1/payments/refunds/{id}/retry`: an operator sends a parked refund back to the retry queue. */
+  async retryRefund(refundId: string): Promise<RefundView> {
+    const answer = await this.call('payment', 'POST', `/v1/payments/refunds/${refundId}/retry`);
+    return expectBody(`POST retry refund ${refundId}`, answer, 202, RefundView);
+  }
+
+  /** `GET /v1/shipments?orderId=`. */
+  async shipments(orderId: string): Promise<ShipmentView[]> {
+    const answer = await this.call('fulfillment', 'GET', `/v1/shipments?orderId=${orderId}`);
+    return expectBody(`GET shipments of ${orderId}`, answer, 200, ShipmentsView).shipments;
+  }
+
+  /** `GET /v1/notifications?orderId=`. */
+  async notifications(orderId: string): Promise<NotificationView[]> {
+    const answer = await this.call('fulfillment', 'GET', `/v1/notifications?orderId=${orderId}`);
+    return expectBody(`GET notifications of ${orderId}`, answer, 200, NotificationsView).notifications;
+  }
+
+  /** The PSP simulator's ledger of one order (charges, refunds, webhook events and deliveries). */
+  async ledger(orderId: string): Promise<LedgerView> {
+    const answer = await request('GET', `${SERVICE_URLS.psp}/v1/_ledger?reference=${orderId}`);
+    return expectBody(`GET ledger of ${orderId}`, answer, 200, LedgerView);
+  }
+
+  /** Scripts the PSP simulator to answer `status` to the next `times` charge or refund requests of an order. */
+  async addPspFault(
+    orderId: string,
+    operation: 'charge' | 'refund',
+    times: number,
+    status = 503,
+  ): Promise<void> {
+    const answer = await request('POST', `${SERVICE_URLS.psp}/v1/_admin/faults`, {
+      body: { reference: orderId, operation, status, times },
+    });
+    expectBody(`POST PSP fault for ${orderId}`, answer, 201, z.object({ reference: z.literal(orderId) }));
+  }
+
+  /** Removes the PSP simulator's scripted faults of an order. */
+  async clearPspFaults(orderId: string): Promise<number> {
+    const answer = await request('DELETE', `${SERVICE_URLS.psp}/v1/_admin/faults?reference=${orderId}`);
+    return expectBody(`DELETE PSP faults of ${orderId}`, answer, 200, z.object({ removed: z.number().int() }))
+      .removed;
+  }
+}
+
+/** One sample of a Prometheus metric from a service's `/metrics` (sum over the label sets that match). */
+export async function metricValue(
+  service: ServiceName,
+  name: string,
+  labels: Record<string, string> = {},
+): Promise<number> {
+  const answer = await request('GET', `${SERVICE_URLS[service]}/metrics`);
+  if (answer.status !== 200) throw new UnexpectedAnswer(`GET ${service} /metrics`, answer);
+  let sum = 0;
+  let seen = false;
+  for (const line of answer.text.split('\n')) {
+    const m = /^([a-zA-Z_:][\w:]*)(?:\{([^}]*)\})? (\S+)$/.exec(line);
+    if (!m || m[1] !== name) continue;
+    const have = Object.fromEntries(
+      [...(m[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map(([, k, v]) => [k, v]),
+    );
+    if (Object.entries(labels).every(([k, v]) => have[k] === v)) {
+      sum += Number(m[3]);
+      seen = true;
+    }
+  }
+  if (!seen) throw new Error(`${service} /metrics has no sample of ${name}${JSON.stringify(labels)}`);
+  return sum;
+}
