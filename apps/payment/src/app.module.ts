@@ -5,8 +5,10 @@ import { DATABASE } from './database';
 import { ApplyPspEventHandler } from './payment/commands/apply-psp-event/apply-psp-event.handler';
 import { ChargePaymentHandler, ChargeWorker } from './payment/commands/charge-payment/charge-payment.handler';
 import { MovePaymentHandler } from './payment/commands/move-payment/move-payment.handler';
+import { PrunePspEventsHandler } from './payment/commands/prune-psp-events/prune-psp-events.handler';
 import { ReconcilePaymentsHandler } from './payment/commands/reconcile-payments/reconcile-payments.handler';
 import { RefundWorker, RequestRefundHandler } from './payment/commands/refund-payment/refund-payment.handler';
+import { SettleRefundHandler } from './payment/commands/settle-refund/settle-refund.handler';
 import { paymentEventHandlers } from './payment/consumers/payment-events.consumer';
 import { PaymentsController } from './payment/http/payments.controller';
 import { WebhooksController } from './payment/http/webhooks.controller';
@@ -28,8 +30,10 @@ export class AppModule {
         ChargePaymentHandler,
         ChargeWorker,
         RequestRefundHandler,
+        SettleRefundHandler,
         RefundWorker,
         ReconcilePaymentsHandler,
+        PrunePspEventsHandler,
         ApplyPspEventHandler,
         ConsumerHost,
         {

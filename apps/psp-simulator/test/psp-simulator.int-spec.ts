@@ -1,16 +1,36 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { loadStackConfig } from '@checkout/testing';
+import { loadStackConfig, waitFor } from '@checkout/testing';
 
 const PSP = `http://127.0.0.1:${loadStackConfig().servicePorts['psp-simulator']}`;
 const auth = { authorization: 'Bearer acct_acme', 'content-type': 'application/json' };
 
-const charge = (key: string, body: Record<string, unknown>) =>
+/** The simulator's ledger of one reference. */
+interface Ledger {
+  charges: { id: string; status: string; refunded: boolean }[];
+  refunds: { id: string; charge: string; amount: number }[];
+  events: { id: string; type: string; data: { object: { id: string; charge?: string; status: string } } }[];
+  deliveries: { eventId: string; status: number | null }[];
+}
+const ledger = async (reference: string) =>
+  (await (await fetch(`${PSP}/v1/_ledger?reference=${reference}`)).json()) as Ledger;
+const fault = (body: Record<string, unknown>) =>
+  fetch(`${PSP}/v1/_admin/faults`, { method: 'POST', headers: auth, body: JSON.stringify(body) });
+
+const charge = (key: string, body: Record<string, unknown>, signal?: AbortSignal) =>
   fetch(`${PSP}/v1/charges`, {
     method: 'POST',
     headers: { ...auth, 'idempotency-key': key },
     body: JSON.stringify(body),
+    signal,
+  });
+
+const refund = (key: string, chargeId: string) =>
+  fetch(`${PSP}/v1/refunds`, {
+    method: 'POST',
+    headers: { ...auth, 'idempotency-key': key },
+    body: JSON.stringify({ charge: chargeId }),
   });
 
 describe('PSP simulator: the external system', () => {
@@ -113,5 +133,56 @@ describe('PSP simulator: the external system', () => {
     assert.equal((await charge(`k2-${reference}`, body)).status, 201);
     const knobs = (await (await fetch(`${PSP}/v1/_admin/knobs`)).json()) as { errorRate: number };
     assert.equal(typeof knobs.errorRate, 'number');
+  });
+
+  it('sends a signed refund.succeeded webhook for a new refund (once per refund, not per replay)', async () => {
+    const reference = randomUUID();
+    const c = (await (
+      await charge(randomUUID(), { amount: 900, currency: 'VND', token: 'tok_success', reference })
+    ).json()) as { id: string };
+    const key = randomUUID();
+    const first = (await (await refund(key, c.id)).json()) as { id: string };
+    assert.equal((await refund(key, c.id)).status, 200, 'replayed');
+    // The payment service answers 2xx only to a correctly signed event (it has no refund of ours to apply).
+    const l = await waitFor('the refund webhook delivered and accepted', async () => {
+      const x = await ledger(reference);
+      const event = x.events.find((e) => e.type === 'refund.succeeded');
+      return event && x.deliveries.some((d) => d.eventId === event.id && d.status === 200)
+        ? { x, event }
+        : undefined;
+    });
+    assert.equal(l.x.events.filter((e) => e.type === 'refund.succeeded').length, 1);
+    assert.equal(l.event.data.object.id, first.id);
+    assert.equal(l.event.data.object.charge, c.id);
+    assert.equal(l.event.data.object.status, 'succeeded');
+  });
+
+  it('an "after" fault does the work and loses the answer; the same key then replays it', async () => {
+    const reference = randomUUID();
+    await fault({ reference, operation: 'charge', status: 502, mode: 'after', times: 1 });
+    const body = { amount: 5, currency: 'VND', token: 'tok_success', reference };
+    assert.equal((await charge(`k-${reference}`, body)).status, 502);
+    assert.equal((await ledger(reference)).charges.length, 1, 'charged although the answer was lost');
+    const again = await charge(`k-${reference}`, body);
+    assert.equal(again.status, 200);
+    assert.equal(again.headers.get('idempotent-replayed'), 'true');
+    assert.equal((await ledger(reference)).charges.length, 1);
+  });
+
+  it('a delay-only fault (status null) slows one request past its caller, which is still processed', async () => {
+    const reference = randomUUID();
+    await fault({ reference, operation: 'charge', status: null, delayMs: 3_000, times: 1 });
+    const body = { amount: 5, currency: 'VND', token: 'tok_success', reference };
+    await assert.rejects(charge(`k-${reference}`, body, AbortSignal.timeout(200)), { name: 'TimeoutError' });
+    const l = await waitFor('the slow charge made', async () => {
+      const x = await ledger(reference);
+      return x.charges.length === 1 ? x : undefined;
+    });
+    assert.equal(l.charges[0].status, 'succeeded');
+    assert.equal(
+      (await charge(`k-${reference}`, body)).status,
+      200,
+      'the fault was used up: no delay, replay',
+    );
   });
 });

@@ -36,7 +36,31 @@ export const PaymentConfigSchema = BaseConfigSchema.extend({
   PAYMENT_REFUND_BACKOFF_MS: z.coerce.number().int().min(10).default(1_000),
   PAYMENT_REFUND_BACKOFF_MAX_MS: z.coerce.number().int().min(10).default(300_000),
   PAYMENT_REFUND_POLL_MS: z.coerce.number().int().min(10).default(250),
-});
+  /**
+   * How long the PSP may still (re)deliver a webhook event after it first sent it: its retry schedule (Stripe
+   * retries for up to three days). The simulator gives up after PSP_SIM_WEBHOOK_ATTEMPTS, about a minute.
+   */
+  PAYMENT_PSP_REDELIVERY_WINDOW_MS: ms(3 * 86_400_000),
+  /**
+   * How long a received PSP event id is kept for dedupe. It must exceed the redelivery window plus the signature
+   * tolerance, or a late redelivery would no longer be recognised (the state machine would still ignore a stale
+   * outcome, but the dedupe row is the first guard). Checked at boot.
+   */
+  PAYMENT_PSP_EVENT_RETENTION_MS: ms(30 * 86_400_000),
+  /** How often old PSP event ids are deleted, and how many rows per DELETE and per pass at most. */
+  PAYMENT_PSP_EVENT_PRUNE_INTERVAL_MS: z.coerce.number().int().min(100).default(3_600_000),
+  PAYMENT_PSP_EVENT_PRUNE_BATCH: z.coerce.number().int().min(1).max(100_000).default(1_000),
+  PAYMENT_PSP_EVENT_PRUNE_MAX_BATCHES: z.coerce.number().int().min(1).max(10_000).default(50),
+}).refine(
+  (c) =>
+    c.PAYMENT_PSP_EVENT_RETENTION_MS >
+    c.PAYMENT_PSP_REDELIVERY_WINDOW_MS + c.PAYMENT_WEBHOOK_TOLERANCE_S * 1000,
+  {
+    path: ['PAYMENT_PSP_EVENT_RETENTION_MS'],
+    message:
+      'must exceed PAYMENT_PSP_REDELIVERY_WINDOW_MS + PAYMENT_WEBHOOK_TOLERANCE_S: a redelivered event must still be recognised',
+  },
+);
 export type PaymentConfig = z.infer<typeof PaymentConfigSchema>;
 
 /** Reads and validates the environment once at boot; throws naming every bad variable. */

@@ -4,7 +4,7 @@ import { SERVICE_CONFIG, TenantRegistry } from '@checkout/service-kit';
 import { PspSimulatorConfig } from '../config/psp-simulator.config';
 import { behaviourOf } from './domain/behaviour';
 import { signatureHeader } from './domain/signature';
-import { Charge, PspRequestError, PspStore, Refund, WebhookEvent } from './psp.store';
+import { Charge, Idempotent, PspRequestError, PspStore, Refund, WebhookEvent } from './psp.store';
 
 /** The chaos knobs, adjustable at runtime through the admin endpoint. */
 export interface Knobs {
@@ -14,11 +14,17 @@ export interface Knobs {
   errorMode: 'before' | 'after';
 }
 
-/** A scripted fault for one reference: the next `times` requests of that operation fail with `status`. */
+/**
+ * A scripted fault for one reference: each of the next `times` requests of that operation waits `delayMs`, then
+ * fails with `status`, either `before` it is processed (nothing happens) or `after` (it happens, the answer is
+ * lost). `status: null` only delays: a per-request latency that leaves the shared knobs alone.
+ */
 export interface Fault {
   reference: string;
   operation: 'charge' | 'refund';
-  status: number;
+  status: number | null;
+  mode: 'before' | 'after';
+  delayMs: number;
   times: number;
 }
 
@@ -27,12 +33,6 @@ export class InjectedFailure extends Error {
   constructor(readonly status: number) {
     super(`injected failure ${status}`);
   }
-}
-
-/** The charge's answer plus how long the caller must wait for it. */
-export interface ChargeAnswer {
-  charge: Charge;
-  replayed: boolean;
 }
 
 /** The PSP's behaviour: charges, refunds, webhooks, knobs and faults on top of the in-memory store. */
@@ -75,29 +75,29 @@ export class PspService implements OnApplicationShutdown {
       reference: string;
       metadata: Record<string, string>;
     },
-  ): Promise<ChargeAnswer> {
+  ): Promise<Idempotent<Charge>> {
     const behaviour = behaviourOf(input.token);
     if (!behaviour) throw new PspRequestError(400, 'TOKEN_INVALID', `unknown payment token ${input.token}`);
-    await this.beforeProcessing(input.reference, 'charge');
-    const initial = behaviour.settle === 'now' ? behaviour.outcome : 'pending';
-    const answer = this.store.createCharge(account, key, input, initial);
-    if (!answer.replayed) this.afterCreated(answer.charge);
-    this.afterProcessing();
+    const answer = await this.process(input.reference, 'charge', () =>
+      this.store.createCharge(
+        account,
+        key,
+        input,
+        behaviour.settle === 'now' ? behaviour.outcome : 'pending',
+      ),
+    );
     if (behaviour.hang) await this.sleep(this.config.PSP_SIM_HANG_MS);
-    return { charge: { ...answer.charge }, replayed: answer.replayed };
+    return { object: { ...answer.object }, replayed: answer.replayed };
   }
 
-  /** Refunds a charge (once per key). */
+  /** Refunds a charge (once per key); a new refund's webhook follows as the charge's token says. */
   async refund(
     account: string,
     key: string,
     input: { charge: string; amount?: number; reason?: string | null },
-  ): Promise<{ refund: Refund; replayed: boolean }> {
-    const charge = this.store.charges.get(input.charge);
-    await this.beforeProcessing(charge?.reference ?? '', 'refund');
-    const answer = this.store.createRefund(account, key, input);
-    this.afterProcessing();
-    return answer;
+  ): Promise<Idempotent<Refund>> {
+    const reference = this.store.charges.get(input.charge)?.reference ?? '';
+    return this.process(reference, 'refund', () => this.store.createRefund(account, key, input));
   }
 
   /** Scripts a fault for one reference. */
@@ -122,32 +122,54 @@ export class PspService implements OnApplicationShutdown {
     for (const t of this.timers) clearTimeout(t);
   }
 
-  private async beforeProcessing(reference: string, operation: Fault['operation']): Promise<void> {
+  /**
+   * One charge or refund request: latency (knobs, then the reference's scripted delay), injected failures before
+   * or after the work, and the webhooks of what it created.
+   */
+  private async process<T extends Charge | Refund>(
+    reference: string,
+    operation: Fault['operation'],
+    work: () => Idempotent<T>,
+  ): Promise<Idempotent<T>> {
     const { latencyMs, jitterMs } = this.knobs;
-    const delay = latencyMs + (jitterMs > 0 ? Math.random() * jitterMs : 0);
-    if (delay > 0) await this.sleep(delay);
     const fault = this.faults.find(
       (f) => f.reference === reference && f.operation === operation && f.times > 0,
     );
-    if (fault) {
-      fault.times -= 1;
-      throw new InjectedFailure(fault.status);
+    if (fault) fault.times -= 1;
+    const delay = latencyMs + (jitterMs > 0 ? Math.random() * jitterMs : 0) + (fault?.delayMs ?? 0);
+    if (delay > 0) await this.sleep(delay);
+    const failure = (mode: Fault['mode']): number | null => {
+      if (fault?.status != null && fault.mode === mode) return fault.status;
+      return this.knobs.errorMode === mode && Math.random() < this.knobs.errorRate ? 500 : null;
+    };
+    const before = failure('before');
+    if (before !== null) throw new InjectedFailure(before);
+    const answer = work();
+    if (!answer.replayed) {
+      if (answer.object.object === 'charge') this.afterCharged(answer.object);
+      else this.afterRefunded(answer.object);
     }
-    if (this.knobs.errorMode === 'before' && Math.random() < this.knobs.errorRate)
-      throw new InjectedFailure(500);
+    const after = failure('after');
+    if (after !== null) throw new InjectedFailure(after);
+    return answer;
   }
 
-  private afterProcessing(): void {
-    if (this.knobs.errorMode === 'after' && Math.random() < this.knobs.errorRate)
-      throw new InjectedFailure(500);
+  /** A refund's outcome webhook, delivered like the charge's: none for tok_webhook_lost, thrice for duplicates. */
+  private afterRefunded(refund: Refund): void {
+    const charge = this.store.charges.get(refund.charge)!;
+    const { webhook } = behaviourOf(charge.token)!;
+    if (webhook === 'none') return;
+    this.later(this.config.PSP_SIM_WEBHOOK_DELAY_MS, async () => {
+      const event = this.store.newEvent('refund.succeeded', refund);
+      for (let i = 0; i < (webhook === 'three-times' ? 3 : 1); i++) await this.deliver(event);
+    });
   }
 
   /** Schedules settlement and webhooks of a new charge as its token says. */
-  private afterCreated(charge: Charge): void {
+  private afterCharged(charge: Charge): void {
     const behaviour = behaviourOf(charge.token)!;
     const c = this.config;
-    const type = (ch: Charge): WebhookEvent['type'] =>
-      ch.status === 'succeeded' ? 'charge.succeeded' : 'charge.failed';
+    const type = (ch: Charge) => (ch.status === 'succeeded' ? 'charge.succeeded' : 'charge.failed');
     switch (behaviour.webhook) {
       case 'once':
         if (behaviour.settle === 'now') {

@@ -37,14 +37,15 @@ export interface Refund {
   createdAt: string;
 }
 
-/** A webhook event and what happened to its deliveries. */
-export interface WebhookEvent {
+/** A webhook event: a snapshot of the charge or refund it is about. */
+export type WebhookEvent = {
   id: string;
-  type: 'charge.succeeded' | 'charge.failed';
   created: number;
   account: string;
-  data: { object: Charge };
-}
+} & (
+  | { type: 'charge.succeeded' | 'charge.failed'; data: { object: Charge } }
+  | { type: 'refund.succeeded' | 'refund.failed'; data: { object: Refund } }
+);
 
 /** One delivery attempt of a webhook event. */
 export interface Delivery {
@@ -57,9 +58,15 @@ export interface Delivery {
 }
 
 /** A stored idempotent request: its fingerprint and the object it created. */
-interface Idempotent {
+interface IdempotentRequest {
   fingerprint: string;
   objectId: string;
+}
+
+/** What an idempotent request came to: the object, and whether it was created earlier with the same key. */
+export interface Idempotent<T> {
+  object: T;
+  replayed: boolean;
 }
 
 /** Why the PSP refused a request: answered as 4xx with this code. */
@@ -81,7 +88,7 @@ export class PspStore {
   readonly refunds = new Map<string, Refund>();
   readonly events: WebhookEvent[] = [];
   readonly deliveries: Delivery[] = [];
-  private readonly idempotency = new Map<string, Idempotent>();
+  private readonly idempotency = new Map<string, IdempotentRequest>();
 
   /**
    * Creates a charge, or returns the one created earlier with the same key (same key never charges twice).
@@ -98,42 +105,25 @@ export class PspStore {
       metadata: Record<string, string>;
     },
     initialStatus: Charge['status'],
-  ): { charge: Charge; replayed: boolean } {
-    const fingerprint = JSON.stringify([
-      'charge',
-      input.amount,
-      input.currency,
-      input.token,
-      input.reference,
-    ]);
-    const existing = this.idempotency.get(`${account}:${key}`);
-    if (existing) {
-      if (existing.fingerprint !== fingerprint)
-        throw new PspRequestError(
-          422,
-          'IDEMPOTENCY_KEY_REUSED',
-          'this Idempotency-Key was used with another request',
-        );
-      return { charge: this.charges.get(existing.objectId)!, replayed: true };
-    }
-    const now = new Date();
-    const charge: Charge = {
-      id: newId('ch'),
-      object: 'charge',
-      account,
-      ...input,
-      status: initialStatus,
-      failureCode: initialStatus === 'failed' ? 'card_declined' : null,
-      amountRefunded: 0,
-      refunded: false,
-      idempotencyKey: key,
-      created: Math.floor(now.getTime() / 1000),
-      createdAt: now.toISOString(),
-      updatedAt: now.toISOString(),
-    };
-    this.charges.set(charge.id, charge);
-    this.idempotency.set(`${account}:${key}`, { fingerprint, objectId: charge.id });
-    return { charge, replayed: false };
+  ): Idempotent<Charge> {
+    const fingerprint = ['charge', input.amount, input.currency, input.token, input.reference];
+    return this.once(account, key, fingerprint, this.charges, () => {
+      const now = new Date();
+      return {
+        id: newId('ch'),
+        object: 'charge',
+        account,
+        ...input,
+        status: initialStatus,
+        failureCode: initialStatus === 'failed' ? 'card_declined' : null,
+        amountRefunded: 0,
+        refunded: false,
+        idempotencyKey: key,
+        created: Math.floor(now.getTime() / 1000),
+        createdAt: now.toISOString(),
+        updatedAt: now.toISOString(),
+      };
+    });
   }
 
   /** Moves a pending charge to its outcome. */
@@ -152,63 +142,86 @@ export class PspStore {
     account: string,
     key: string,
     input: { charge: string; amount?: number; reason?: string | null },
-  ): { refund: Refund; replayed: boolean } {
-    const fingerprint = JSON.stringify(['refund', input.charge, input.amount ?? null]);
+  ): Idempotent<Refund> {
+    const fingerprint = ['refund', input.charge, input.amount ?? null];
+    return this.once(account, key, fingerprint, this.refunds, () => {
+      const charge = this.charges.get(input.charge);
+      if (!charge || charge.account !== account)
+        throw new PspRequestError(404, 'NO_SUCH_CHARGE', 'no such charge');
+      if (charge.status !== 'succeeded')
+        throw new PspRequestError(
+          400,
+          'CHARGE_NOT_CAPTURED',
+          `charge is ${charge.status}, nothing to refund`,
+        );
+      const remaining = charge.amount - charge.amountRefunded;
+      const amount = input.amount ?? remaining;
+      if (remaining === 0)
+        throw new PspRequestError(400, 'CHARGE_ALREADY_REFUNDED', 'charge is already refunded');
+      if (amount > remaining || amount <= 0)
+        throw new PspRequestError(400, 'AMOUNT_TOO_LARGE', `at most ${remaining} can be refunded`);
+      const refund: Refund = {
+        id: newId('re'),
+        object: 'refund',
+        account,
+        charge: charge.id,
+        reference: charge.reference,
+        amount,
+        currency: charge.currency,
+        reason: input.reason ?? null,
+        status: 'succeeded',
+        idempotencyKey: key,
+        createdAt: new Date().toISOString(),
+      };
+      charge.amountRefunded += amount;
+      charge.refunded = charge.amountRefunded === charge.amount;
+      charge.updatedAt = refund.createdAt;
+      return refund;
+    });
+  }
+
+  /**
+   * The Idempotency-Key rule of every POST: the first request with a key creates its object; a later one with
+   * the same key and the same fingerprint gets that object back (replayed), with another fingerprint a 422.
+   * A create that throws stores nothing, so the key stays free.
+   */
+  private once<T extends { id: string }>(
+    account: string,
+    key: string,
+    fingerprint: unknown[],
+    objects: Map<string, T>,
+    create: () => T,
+  ): Idempotent<T> {
+    const print = JSON.stringify(fingerprint);
     const existing = this.idempotency.get(`${account}:${key}`);
     if (existing) {
-      if (existing.fingerprint !== fingerprint)
+      if (existing.fingerprint !== print)
         throw new PspRequestError(
           422,
           'IDEMPOTENCY_KEY_REUSED',
           'this Idempotency-Key was used with another request',
         );
-      return { refund: this.refunds.get(existing.objectId)!, replayed: true };
+      return { object: objects.get(existing.objectId)!, replayed: true };
     }
-    const charge = this.charges.get(input.charge);
-    if (!charge || charge.account !== account)
-      throw new PspRequestError(404, 'NO_SUCH_CHARGE', 'no such charge');
-    if (charge.status !== 'succeeded')
-      throw new PspRequestError(400, 'CHARGE_NOT_CAPTURED', `charge is ${charge.status}, nothing to refund`);
-    const remaining = charge.amount - charge.amountRefunded;
-    const amount = input.amount ?? remaining;
-    if (remaining === 0)
-      throw new PspRequestError(400, 'CHARGE_ALREADY_REFUNDED', 'charge is already refunded');
-    if (amount > remaining || amount <= 0)
-      throw new PspRequestError(400, 'AMOUNT_TOO_LARGE', `at most ${remaining} can be refunded`);
-    const refund: Refund = {
-      id: newId('re'),
-      object: 'refund',
-      account,
-      charge: charge.id,
-      reference: charge.reference,
-      amount,
-      currency: charge.currency,
-      reason: input.reason ?? null,
-      status: 'succeeded',
-      idempotencyKey: key,
-      createdAt: new Date().toISOString(),
-    };
-    charge.amountRefunded += amount;
-    charge.refunded = charge.amountRefunded === charge.amount;
-    charge.updatedAt = refund.createdAt;
-    this.refunds.set(refund.id, refund);
-    this.idempotency.set(`${account}:${key}`, { fingerprint, objectId: refund.id });
-    return { refund, replayed: false };
+    const object = create();
+    objects.set(object.id, object);
+    this.idempotency.set(`${account}:${key}`, { fingerprint: print, objectId: object.id });
+    return { object, replayed: false };
   }
 
-  /** A new webhook event about a charge (a snapshot of the charge as it is now, or as given). */
-  newEvent(
-    type: WebhookEvent['type'],
-    charge: Charge,
+  /** A new webhook event about a charge or refund (a snapshot of it as it is now, or as given). */
+  newEvent<E extends WebhookEvent>(
+    type: E['type'],
+    object: E['data']['object'],
     created = Math.floor(Date.now() / 1000),
   ): WebhookEvent {
-    const event: WebhookEvent = {
+    const event = {
       id: newId('evt'),
       type,
       created,
-      account: charge.account,
-      data: { object: { ...charge } },
-    };
+      account: object.account,
+      data: { object: { ...object } },
+    } as WebhookEvent;
     this.events.push(event);
     return event;
   }

@@ -3,7 +3,7 @@ import { Response } from 'express';
 import { z } from 'zod';
 import { ApiError, validate } from '@checkout/service-kit';
 import { Fault, InjectedFailure, PspService } from '../psp.service';
-import { PspRequestError } from '../psp.store';
+import { Idempotent, PspRequestError } from '../psp.store';
 
 const IdempotencyKey = z.string().min(1).max(255);
 const ChargeBody = z.object({
@@ -35,8 +35,11 @@ const KnobsBody = z
 const FaultBody = z.object({
   reference: z.string().min(1).max(128),
   operation: z.enum(['charge', 'refund']),
-  status: z.number().int().min(500).max(599).default(503),
-  times: z.number().int().min(1).max(1000).default(1),
+  /** The answer of a failing request; null: the request does not fail, it is only delayed. */
+  status: z.number().int().min(500).max(599).nullable().default(503),
+  mode: z.enum(['before', 'after']).default('before'),
+  delayMs: z.number().int().min(0).max(120_000).default(0),
+  times: z.number().int().min(1).max(100_000).default(1),
 });
 
 /** Maps the PSP's own failures to its answers; anything else is rethrown. */
@@ -60,24 +63,38 @@ export class PspController {
     return account;
   }
 
+  /**
+   * The Idempotency-Key contract of every POST: the account, the key and the body are checked, then the first
+   * request with a key answers 201, a replay of it 200 with `Idempotent-Replayed: true`.
+   */
+  private async idempotent<S extends z.ZodType, T>(
+    request: { authorization: string | undefined; key: string | undefined; body: unknown; res: Response },
+    schema: S,
+    run: (account: string, key: string, input: z.infer<S>) => Promise<Idempotent<T>>,
+  ): Promise<T> {
+    const account = this.account(request.authorization);
+    const key = validate(IdempotencyKey, request.key, 'Idempotency-Key header');
+    const input = validate(schema, request.body);
+    try {
+      const { object, replayed } = await run(account, key, input);
+      request.res.status(replayed ? 200 : 201);
+      if (replayed) request.res.setHeader('Idempotent-Replayed', 'true');
+      return object;
+    } catch (error) {
+      answerFailure(error);
+    }
+  }
+
   @Post('charges')
-  async createCharge(
+  createCharge(
     @Headers('authorization') authorization: string | undefined,
     @Headers('idempotency-key') key: string | undefined,
     @Body() body: unknown,
     @Res({ passthrough: true }) res: Response,
   ) {
-    const account = this.account(authorization);
-    const idempotencyKey = validate(IdempotencyKey, key, 'Idempotency-Key header');
-    const input = validate(ChargeBody, body);
-    try {
-      const { charge, replayed } = await this.psp.charge(account, idempotencyKey, input);
-      res.status(replayed ? 200 : 201);
-      if (replayed) res.setHeader('Idempotent-Replayed', 'true');
-      return charge;
-    } catch (error) {
-      answerFailure(error);
-    }
+    return this.idempotent({ authorization, key, body, res }, ChargeBody, (account, k, input) =>
+      this.psp.charge(account, k, input),
+    );
   }
 
   @Get('charges')
@@ -94,23 +111,15 @@ export class PspController {
   }
 
   @Post('refunds')
-  async createRefund(
+  createRefund(
     @Headers('authorization') authorization: string | undefined,
     @Headers('idempotency-key') key: string | undefined,
     @Body() body: unknown,
     @Res({ passthrough: true }) res: Response,
   ) {
-    const account = this.account(authorization);
-    const idempotencyKey = validate(IdempotencyKey, key, 'Idempotency-Key header');
-    const input = validate(RefundBody, body);
-    try {
-      const { refund, replayed } = await this.psp.refund(account, idempotencyKey, input);
-      res.status(replayed ? 200 : 201);
-      if (replayed) res.setHeader('Idempotent-Replayed', 'true');
-      return refund;
-    } catch (error) {
-      answerFailure(error);
-    }
+    return this.idempotent({ authorization, key, body, res }, RefundBody, (account, k, input) =>
+      this.psp.refund(account, k, input),
+    );
   }
 
   /** Test ledger: every charge, refund, webhook event and delivery of one reference. */

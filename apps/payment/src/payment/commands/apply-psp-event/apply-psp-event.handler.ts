@@ -1,16 +1,23 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { z } from 'zod';
 import { isUuid } from '../../database/payment.repository';
 import { PaymentMetrics } from '../../payment.metrics';
 import { MovePaymentHandler } from '../move-payment/move-payment.handler';
+import { SettleRefundHandler } from '../settle-refund/settle-refund.handler';
 
-/** A PSP webhook event as we accept it. */
-export const PspEventSchema = z.object({
+const CHARGE_EVENTS = ['charge.succeeded', 'charge.failed'] as const;
+const REFUND_EVENTS = ['refund.succeeded', 'refund.failed'] as const;
+const KNOWN_EVENTS: readonly string[] = [...CHARGE_EVENTS, ...REFUND_EVENTS];
+
+const envelope = {
   id: z.string().min(1).max(128),
-  type: z.string().min(1).max(64),
   created: z.number().int().min(0),
   account: z.string().min(1).max(128),
+};
+const ChargeEventSchema = z.object({
+  ...envelope,
+  type: z.enum(CHARGE_EVENTS),
   data: z.object({
     object: z.object({
       id: z.string().min(1).max(128),
@@ -21,60 +28,138 @@ export const PspEventSchema = z.object({
     }),
   }),
 });
+const RefundEventSchema = z.object({
+  ...envelope,
+  type: z.enum(REFUND_EVENTS),
+  data: z.object({
+    object: z.object({
+      id: z.string().min(1).max(128),
+      charge: z.string().min(1).max(128),
+      amount: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER),
+      currency: z.string().regex(/^[A-Z]{3}$/),
+      status: z.enum(['pending', 'succeeded', 'failed']),
+      failureReason: z.string().max(255).nullable().optional(),
+    }),
+  }),
+});
+// Event types we do not act on are acknowledged (and deduped) rather than refused: a 4xx would be redelivered.
+const OtherEventSchema = z.object({
+  ...envelope,
+  type: z
+    .string()
+    .min(1)
+    .max(64)
+    .refine((t) => !KNOWN_EVENTS.includes(t), 'a known event type with a malformed body'),
+  data: z.object({ object: z.object({ id: z.string().min(1).max(128) }) }),
+});
+
+/** A PSP webhook event as we accept it: charge and refund outcomes in full, any other type by its envelope. */
+export const PspEventSchema = z.union([ChargeEventSchema, RefundEventSchema, OtherEventSchema]);
 export type PspEvent = z.infer<typeof PspEventSchema>;
+type ChargeEvent = z.infer<typeof ChargeEventSchema>;
+type RefundEvent = z.infer<typeof RefundEventSchema>;
+
+const isChargeEvent = (e: PspEvent): e is ChargeEvent =>
+  (CHARGE_EVENTS as readonly string[]).includes(e.type);
+const isRefundEvent = (e: PspEvent): e is RefundEvent =>
+  (REFUND_EVENTS as readonly string[]).includes(e.type);
 
 /** What one webhook delivery did. */
 export type PspEventOutcome = 'applied' | 'ignored' | 'duplicate' | 'unmatched';
 
+interface Applied {
+  outcome: PspEventOutcome;
+  paymentId: string | null;
+}
+
 /**
- * ApplyPspEvent: in one transaction, record the PSP event id (a redelivery stops here) and move the tenant's
- * payment as the event says; the state machine ignores anything stale (a `failed` after `succeeded`).
+ * ApplyPspEvent: in one transaction, record the PSP event id (a redelivery stops here) and apply what the event
+ * says through the state machines of the tenant's payment or refund; anything stale is ignored (a `failed`
+ * after `succeeded`), anything about a charge or refund that is not this tenant's changes nothing (`unmatched`).
  */
 @Injectable()
 export class ApplyPspEventHandler {
   constructor(
     private readonly dataSource: DataSource,
     private readonly move: MovePaymentHandler,
+    private readonly settleRefund: SettleRefundHandler,
     private readonly metrics: PaymentMetrics,
   ) {}
 
   async execute(tenantId: string, event: PspEvent): Promise<PspEventOutcome> {
     const outcome = await this.dataSource.transaction(async (tx): Promise<PspEventOutcome> => {
-      const charge = event.data.object;
+      const chargeId = isRefundEvent(event) ? event.data.object.charge : event.data.object.id;
       const fresh: unknown[] = await tx.query(
         `INSERT INTO psp_event (event_id, tenant_id, type, charge_id, outcome) VALUES ($1, $2, $3, $4, 'received')
          ON CONFLICT DO NOTHING RETURNING 1`,
-        [event.id, tenantId, event.type, charge.id],
+        [event.id, tenantId, event.type, chargeId],
       );
       if (fresh.length === 0) return 'duplicate';
-      // The tenant comes from the verified signature: another tenant's payment is never found here.
-      const paymentId = isUuid(charge.metadata.paymentId) ? charge.metadata.paymentId : null;
-      const rows: { id: string }[] = await tx.query(
-        `SELECT id FROM payment_attempt WHERE tenant_id = $1 AND (id = $2::uuid OR psp_ref = $3) LIMIT 1`,
-        [tenantId, paymentId, charge.id],
-      );
-      let result: PspEventOutcome = 'unmatched';
-      const target = rows[0]?.id ?? null;
-      if (target && (event.type === 'charge.succeeded' || event.type === 'charge.failed')) {
-        const moved = await this.move.execute(tx, {
-          paymentId: target,
-          tenantId,
-          to: event.type === 'charge.succeeded' ? 'succeeded' : 'failed',
-          source: 'webhook',
-          pspRef: charge.id,
-          failureReason: event.type === 'charge.failed' ? (charge.failureCode ?? 'declined') : null,
-          pspEventId: event.id,
-        });
-        result = moved.outcome;
-      } else if (target) result = 'ignored';
+      // The tenant comes from the verified signature: another tenant's payment or refund is never found here.
+      const result: Applied = isChargeEvent(event)
+        ? await this.applyCharge(tx, tenantId, event)
+        : isRefundEvent(event)
+          ? await this.applyRefund(tx, tenantId, event)
+          : { outcome: 'ignored', paymentId: null };
       await tx.query(`UPDATE psp_event SET outcome = $2, payment_id = $3 WHERE event_id = $1`, [
         event.id,
-        result,
-        target,
+        result.outcome,
+        result.paymentId,
       ]);
-      return result;
+      return result.outcome;
     });
     this.metrics.webhooks.inc({ outcome });
     return outcome;
+  }
+
+  private async applyCharge(tx: EntityManager, tenantId: string, event: ChargeEvent): Promise<Applied> {
+    const charge = event.data.object;
+    const paymentId = isUuid(charge.metadata.paymentId) ? charge.metadata.paymentId : null;
+    const rows: { id: string }[] = await tx.query(
+      `SELECT id FROM payment_attempt WHERE tenant_id = $1 AND (id = $2::uuid OR psp_ref = $3) LIMIT 1`,
+      [tenantId, paymentId, charge.id],
+    );
+    const target = rows[0]?.id ?? null;
+    if (!target) return { outcome: 'unmatched', paymentId: null };
+    const moved = await this.move.execute(tx, {
+      paymentId: target,
+      tenantId,
+      to: event.type === 'charge.succeeded' ? 'succeeded' : 'failed',
+      source: 'webhook',
+      pspRef: charge.id,
+      failureReason: event.type === 'charge.failed' ? (charge.failureCode ?? 'declined') : null,
+      pspEventId: event.id,
+    });
+    return { outcome: moved.outcome, paymentId: target };
+  }
+
+  /**
+   * A refund outcome is ours when this tenant asked to refund exactly that charge and amount, and the PSP's
+   * refund id is the one it answered us with (if it answered at all).
+   */
+  private async applyRefund(tx: EntityManager, tenantId: string, event: RefundEvent): Promise<Applied> {
+    const r = event.data.object;
+    const rows: { id: string; payment_id: string | null }[] = await tx.query(
+      `SELECT id, payment_id FROM refund
+        WHERE tenant_id = $1 AND psp_charge_id = $2 AND amount = $3 AND currency = $4
+          AND (psp_refund_id IS NULL OR psp_refund_id = $5)`,
+      [tenantId, r.charge, r.amount, r.currency, r.id],
+    );
+    const refund = rows[0];
+    if (!refund) return { outcome: 'unmatched', paymentId: null };
+    const outcome =
+      event.type === 'refund.succeeded'
+        ? await this.settleRefund.succeeded(tx, {
+            refundId: refund.id,
+            pspRefundId: r.id,
+            source: 'webhook',
+            pspEventId: event.id,
+          })
+        : await this.settleRefund.failed(tx, {
+            refundId: refund.id,
+            error: `the PSP failed refund ${r.id}: ${r.failureReason ?? 'no reason given'}`,
+            source: 'webhook',
+          });
+    return { outcome, paymentId: refund.payment_id };
   }
 }

@@ -2,8 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { PinoLogger } from 'nestjs-pino';
 import { DataSource, EntityManager } from 'typeorm';
-import { OutboxWriter } from '@checkout/messaging';
-import { OUTBOX_WRITER, SERVICE_CONFIG } from '@checkout/service-kit';
+import { SERVICE_CONFIG } from '@checkout/service-kit';
 import { PaymentConfig } from '../../../config/payment.config';
 import {
   RefundRow,
@@ -12,9 +11,8 @@ import {
   insertRefund,
   updateReturning,
 } from '../../database/payment.repository';
-import { PaymentMetrics } from '../../payment.metrics';
 import { PspClient } from '../../psp/psp.client';
-import { MovePaymentHandler, asCause } from '../move-payment/move-payment.handler';
+import { SettleRefundHandler } from '../settle-refund/settle-refund.handler';
 
 /** What RequestRefund did. */
 export type RefundRequestOutcome =
@@ -61,7 +59,8 @@ export class RequestRefundHandler {
 
 /**
  * Sends due refunds to the PSP with each refund's own idempotency key, retrying with exponential backoff; after
- * PAYMENT_REFUND_MAX_ATTEMPTS it parks the refund as `refund_failed` (metric, API, log) for an operator.
+ * PAYMENT_REFUND_MAX_ATTEMPTS it parks the refund as `refund_failed` (metric, API, log) for an operator. The
+ * answer goes through SettleRefund, as the PSP's refund webhook does: whichever tells first completes it.
  */
 @Injectable()
 export class RefundWorker implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -70,11 +69,9 @@ export class RefundWorker implements OnApplicationBootstrap, OnApplicationShutdo
 
   constructor(
     @Inject(SERVICE_CONFIG) private readonly config: PaymentConfig,
-    @Inject(OUTBOX_WRITER) private readonly outbox: OutboxWriter,
     private readonly dataSource: DataSource,
     private readonly psp: PspClient,
-    private readonly move: MovePaymentHandler,
-    private readonly metrics: PaymentMetrics,
+    private readonly settle: SettleRefundHandler,
     private readonly logger: PinoLogger,
   ) {
     logger.setContext('RefundWorker');
@@ -117,63 +114,17 @@ export class RefundWorker implements OnApplicationBootstrap, OnApplicationShutdo
       reason: refund.reason,
     });
     if (result.kind === 'ok') {
-      await this.dataSource.transaction(async (tx) => {
-        const done = await updateReturning(
-          tx,
-          `UPDATE refund SET state = 'succeeded', psp_refund_id = $2, last_error = NULL, updated_at = now()
-            WHERE id = $1 AND state = 'pending' RETURNING 1`,
-          [refund.id, result.value.id],
-        );
-        if (done.length === 0 || !refund.payment_id) return;
-        const moved = await this.move.execute(tx, {
-          paymentId: refund.payment_id,
-          tenantId: refund.tenant_id,
-          to: 'refunded',
-          source: 'refund',
-          detail: refund.reason,
-        });
-        if (moved.outcome === 'applied') {
-          await this.outbox.append(tx, {
-            type: 'payment.refunded',
-            tenantId: refund.tenant_id,
-            sagaId: refund.order_id,
-            cause: asCause(refund.cause),
-            payload: {
-              orderId: refund.order_id,
-              paymentId: refund.payment_id,
-              amount: Number(refund.amount),
-              currency: refund.currency,
-              pspRefundId: result.value.id,
-              reason: refund.reason,
-            },
-          });
-        }
-      });
-      this.logger.info(
-        { refundId: refund.id, orderId: refund.order_id, pspRefundId: result.value.id },
-        'refund succeeded',
+      await this.dataSource.transaction((tx) =>
+        this.settle.succeeded(tx, { refundId: refund.id, pspRefundId: result.value.id, source: 'refund' }),
       );
       return;
     }
     const error =
       result.kind === 'rejected' ? `${result.status} ${result.code}: ${result.message}` : result.reason;
     // A refusal will not change by asking again; no answer might.
-    const park = result.kind === 'rejected' || refund.attempts >= this.config.PAYMENT_REFUND_MAX_ATTEMPTS;
-    if (park) {
-      await this.dataSource.query(
-        `UPDATE refund SET state = 'refund_failed', last_error = $2, updated_at = now() WHERE id = $1 AND state = 'pending'`,
-        [refund.id, error.slice(0, 500)],
-      );
-      this.metrics.refundsParkedTotal.inc();
-      this.logger.error(
-        {
-          refundId: refund.id,
-          orderId: refund.order_id,
-          tenantId: refund.tenant_id,
-          attempts: refund.attempts,
-          err: error,
-        },
-        'refund parked as refund_failed: an operator must look at it',
+    if (result.kind === 'rejected' || refund.attempts >= this.config.PAYMENT_REFUND_MAX_ATTEMPTS) {
+      await this.dataSource.transaction((tx) =>
+        this.settle.failed(tx, { refundId: refund.id, error, source: 'refund' }),
       );
       return;
     }

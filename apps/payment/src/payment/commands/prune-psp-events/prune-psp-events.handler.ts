@@ -1,0 +1,73 @@
+import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { PinoLogger } from 'nestjs-pino';
+import { DataSource } from 'typeorm';
+import { SERVICE_CONFIG } from '@checkout/service-kit';
+import { PaymentConfig } from '../../../config/payment.config';
+import { updateReturning } from '../../database/payment.repository';
+
+/** The settings the prune job reads. */
+export type PrunePspEventsConfig = Pick<
+  PaymentConfig,
+  | 'PAYMENT_PSP_EVENT_RETENTION_MS'
+  | 'PAYMENT_PSP_EVENT_PRUNE_INTERVAL_MS'
+  | 'PAYMENT_PSP_EVENT_PRUNE_BATCH'
+  | 'PAYMENT_PSP_EVENT_PRUNE_MAX_BATCHES'
+>;
+
+/**
+ * PrunePspEvents: deletes webhook dedupe rows (`psp_event`) older than PAYMENT_PSP_EVENT_RETENTION_MS, which the
+ * config requires to outlast the PSP's redelivery window. Oldest first, PAYMENT_PSP_EVENT_PRUNE_BATCH rows per
+ * statement (short transactions, short locks) and at most PAYMENT_PSP_EVENT_PRUNE_MAX_BATCHES per pass; what is
+ * left waits for the next pass. The transition history keeps each applied event's id for good.
+ */
+@Injectable()
+export class PrunePspEventsHandler implements OnApplicationBootstrap, OnApplicationShutdown {
+  private timer?: NodeJS.Timeout;
+  private pruning = false;
+
+  constructor(
+    @Inject(SERVICE_CONFIG) private readonly config: PrunePspEventsConfig,
+    private readonly dataSource: DataSource,
+    private readonly logger: PinoLogger,
+  ) {
+    logger.setContext('PrunePspEvents');
+  }
+
+  onApplicationBootstrap(): void {
+    this.timer = setInterval(() => void this.prune(), this.config.PAYMENT_PSP_EVENT_PRUNE_INTERVAL_MS);
+    this.timer.unref();
+  }
+
+  onApplicationShutdown(): void {
+    clearInterval(this.timer);
+  }
+
+  /** One pass; returns how many rows it deleted (0 while another pass runs). */
+  async prune(): Promise<number> {
+    if (this.pruning) return 0;
+    this.pruning = true;
+    let total = 0;
+    try {
+      const batch = this.config.PAYMENT_PSP_EVENT_PRUNE_BATCH;
+      for (let i = 0; i < this.config.PAYMENT_PSP_EVENT_PRUNE_MAX_BATCHES; i++) {
+        const deleted = await updateReturning(
+          this.dataSource,
+          `DELETE FROM psp_event WHERE event_id IN (
+             SELECT event_id FROM psp_event
+              WHERE received_at < now() - $1 * interval '1 millisecond'
+              ORDER BY received_at LIMIT $2)
+           RETURNING 1`,
+          [this.config.PAYMENT_PSP_EVENT_RETENTION_MS, batch],
+        );
+        total += deleted.length;
+        if (deleted.length < batch) break;
+      }
+      if (total > 0) this.logger.info({ deleted: total }, 'pruned PSP event ids past their retention');
+    } catch (error) {
+      this.logger.error({ err: String(error), deleted: total }, 'PSP event pruning failed');
+    } finally {
+      this.pruning = false;
+    }
+    return total;
+  }
+}

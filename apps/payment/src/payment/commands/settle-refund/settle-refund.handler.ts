@@ -1,0 +1,103 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { PinoLogger } from 'nestjs-pino';
+import { EntityManager } from 'typeorm';
+import { OutboxWriter } from '@checkout/messaging';
+import { OUTBOX_WRITER } from '@checkout/service-kit';
+import { RefundRow, updateReturning } from '../../database/payment.repository';
+import { TransitionOutcome } from '../../domain/payment-state';
+import { REFUND_ALLOWED_FROM } from '../../domain/refund-state';
+import { PaymentMetrics } from '../../payment.metrics';
+import { MovePaymentHandler, asCause } from '../move-payment/move-payment.handler';
+
+/** Who brought the PSP's word on a refund: its response to our request, or a webhook. */
+export type RefundNewsSource = 'refund' | 'webhook';
+
+/**
+ * SettleRefund: the PSP's word on a refund, from the refund response or a webhook, applied through the refund's
+ * state machine in the caller's transaction. Money back completes the refund, moves the payment
+ * `succeeded -> refunded` and publishes `payment.refunded`, at most once whoever tells first; a failure parks the
+ * refund as `refund_failed` (metric, log, API) for an operator. Anything else is ignored.
+ */
+@Injectable()
+export class SettleRefundHandler {
+  constructor(
+    @Inject(OUTBOX_WRITER) private readonly outbox: OutboxWriter,
+    private readonly move: MovePaymentHandler,
+    private readonly metrics: PaymentMetrics,
+    private readonly logger: PinoLogger,
+  ) {
+    logger.setContext('SettleRefund');
+  }
+
+  /** The PSP refunded: refund `succeeded`, then the payment `refunded` and its event. */
+  async succeeded(
+    tx: EntityManager,
+    r: { refundId: string; pspRefundId: string; source: RefundNewsSource; pspEventId?: string | null },
+  ): Promise<TransitionOutcome> {
+    const [refund] = await updateReturning<RefundRow>(
+      tx,
+      `UPDATE refund SET state = 'succeeded', psp_refund_id = $2, last_error = NULL, updated_at = now()
+        WHERE id = $1 AND state = ANY($3::text[]) RETURNING *`,
+      [r.refundId, r.pspRefundId, REFUND_ALLOWED_FROM.succeeded],
+    );
+    if (!refund) return 'ignored';
+    this.logger.info(
+      { refundId: refund.id, orderId: refund.order_id, pspRefundId: r.pspRefundId, source: r.source },
+      'refund succeeded',
+    );
+    // An orphaned charge's refund has no payment of ours to move.
+    if (!refund.payment_id) return 'applied';
+    const moved = await this.move.execute(tx, {
+      paymentId: refund.payment_id,
+      tenantId: refund.tenant_id,
+      to: 'refunded',
+      source: r.source,
+      pspEventId: r.pspEventId ?? null,
+      detail: refund.reason,
+    });
+    if (moved.outcome === 'applied') {
+      await this.outbox.append(tx, {
+        type: 'payment.refunded',
+        tenantId: refund.tenant_id,
+        sagaId: refund.order_id,
+        cause: asCause(refund.cause),
+        payload: {
+          orderId: refund.order_id,
+          paymentId: refund.payment_id,
+          amount: Number(refund.amount),
+          currency: refund.currency,
+          pspRefundId: r.pspRefundId,
+          reason: refund.reason,
+        },
+      });
+    }
+    return 'applied';
+  }
+
+  /** The refund will not happen without an operator: park it as `refund_failed`. */
+  async failed(
+    tx: EntityManager,
+    r: { refundId: string; error: string; source: RefundNewsSource },
+  ): Promise<TransitionOutcome> {
+    const [refund] = await updateReturning<RefundRow>(
+      tx,
+      `UPDATE refund SET state = 'refund_failed', last_error = $2, updated_at = now()
+        WHERE id = $1 AND state = ANY($3::text[]) RETURNING *`,
+      [r.refundId, r.error.slice(0, 500), REFUND_ALLOWED_FROM.refund_failed],
+    );
+    if (!refund) return 'ignored';
+    this.metrics.refundsParkedTotal.inc();
+    this.logger.error(
+      {
+        refundId: refund.id,
+        orderId: refund.order_id,
+        tenantId: refund.tenant_id,
+        attempts: refund.attempts,
+        source: r.source,
+        err: r.error,
+      },
+      'refund parked as refund_failed: an operator must look at it',
+    );
+    return 'applied';
+  }
+}

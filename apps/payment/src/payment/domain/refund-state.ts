@@ -1,0 +1,19 @@
+/** The states of one refund (the compensation of a charge). */
+export const REFUND_STATES = ['pending', 'succeeded', 'refund_failed'] as const;
+export type RefundState = (typeof REFUND_STATES)[number];
+
+/**
+ * The refund's state machine, as "target state <- states it may be entered from". `refund_failed` is parked for
+ * an operator, who may send it back to `pending`; the PSP's word that the money went back (`succeeded`) is
+ * accepted from either open state, so a refund whose answer was lost or that we gave up on is still completed.
+ * Nothing leaves `succeeded`: the payment it refunded has moved to `refunded` for good.
+ */
+export const REFUND_ALLOWED_FROM: Readonly<Record<RefundState, readonly RefundState[]>> = {
+  pending: ['refund_failed'],
+  succeeded: ['pending', 'refund_failed'],
+  refund_failed: ['pending'],
+};
+
+/** Whether a refund may move from `from` to `to`. */
+export const canMoveRefund = (from: RefundState, to: RefundState): boolean =>
+  REFUND_ALLOWED_FROM[to].includes(from);
