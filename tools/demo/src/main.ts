@@ -1,12 +1,51 @@
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { REPO_ROOT, down, up } from '@checkout/local-stack';
-import { SAGA_TOPICS } from '@checkout/contracts';
-import { OutboxWriter } from '@checkout/messaging';
-import { TopicReader, orderCreatedPayload, serviceDataSource } from '@checkout/testing';
+import { randomBytes } from 'node:crypto';
+import { parseArgs } from 'node:util';
+import { DemoApi } from './http/demo-api';
+import { PaidWatch } from './kafka/paid-watch';
+import { DemoOptions, runReplays } from './demo';
+import { ReplayContext } from './replays/checkout-wave';
+import { replayPassed } from './replays/replay-report';
+import { formatLatency, formatReport } from './report/report';
+import { formatMs } from './report/stats';
+import { StackLease } from './stack/stack-lease';
+
+const USAGE = `npm run demo [-- --units 500 --buyers 540 --timeouts 20 --deadline 300]
+  --units      stock of each flash-sale SKU (default 500)
+  --buyers     concurrent buyers per flash sale (default 540)
+  --timeouts   checkouts in the PSP-timeout replay (default 20)
+  --deadline   seconds the sagas of one replay may take before they are reported stuck (default 300)`;
+
+function options(argv: string[]): DemoOptions {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      units: { type: 'string', default: '500' },
+      buyers: { type: 'string', default: '540' },
+      timeouts: { type: 'string', default: '20' },
+      deadline: { type: 'string', default: '300' },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  if (values.help) {
+    console.log(USAGE);
+    process.exit(0);
+  }
+  const int = (name: string, raw: string, min: number) => {
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < min)
+      throw new Error(`--${name} must be an integer >= ${min}, got ${raw}\n${USAGE}`);
+    return n;
+  };
+  return {
+    units: int('units', values.units, 1),
+    buyers: int('buyers', values.buyers, 1),
+    timeouts: int('timeouts', values.timeouts, 1),
+    deadlineMs: int('deadline', values.deadline, 1) * 1_000,
+  };
+}
 
 /** Prints a dot every second while a long step runs, so a person sees it is alive. */
-async function withProgress<T>(label: string, work: Promise<T>): Promise<T> {
+async function withDots<T>(label: string, work: Promise<T>): Promise<T> {
   process.stdout.write(`${label} `);
   const timer = setInterval(() => process.stdout.write('.'), 1000);
   try {
@@ -17,66 +56,65 @@ async function withProgress<T>(label: string, work: Promise<T>): Promise<T> {
   }
 }
 
-/** The outbox round trip: commit an order.created in the order DB, watch it and the saga's reactions on Kafka. */
-async function outboxRoundTrip(): Promise<void> {
-  const reader = await new TopicReader([...SAGA_TOPICS]).start();
-  const orderDb = await serviceDataSource('order_svc');
-  const payload = orderCreatedPayload({ customerId: 'demo-customer' });
-  const committedAt = Date.now();
-  const event = await orderDb.transaction((tx) =>
-    new OutboxWriter('order').append(tx, {
-      type: 'order.created',
-      tenantId: 'acme',
-      sagaId: payload.orderId,
-      payload,
-    }),
-  );
-  const [first] = await reader.waitFor((m) => m.headers.eventId === event.eventId, { timeoutMs: 30_000 });
-  const latency = Date.now() - committedAt;
-  // Give the services a moment to react, then show what the saga did so far.
-  const deadline = Date.now() + 5_000;
-  while (Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
-  const saga = reader.matching((m) => m.key === payload.orderId).sort((a, b) => a.timestamp - b.timestamp);
-  console.log(
-    `\norder.created ${event.eventId} committed to the order DB outbox; on Kafka after ${latency} ms`,
-  );
-  console.log(`  topic=${first.topic} partition=${first.partition} key=${first.key}`);
-  console.log(`  headers=${JSON.stringify(first.headers)}`);
-  console.log(`\nevents of saga ${payload.orderId} seen on Kafka:`);
-  console.table(
-    saga.map((m) => ({
-      at: `+${m.timestamp - first.timestamp} ms`,
-      topic: m.topic,
-      sequence: m.headers.sequence,
-      causationId: m.headers.causationId || '-',
-      tenant: m.headers.tenantId,
-    })),
-  );
-  await reader.stop();
-  await orderDb.destroy();
-}
-
-async function main(): Promise<void> {
+async function main(): Promise<number> {
+  const opts = options(process.argv.slice(2));
   const started = Date.now();
-  const wasUp = existsSync(join(REPO_ROOT, '.stack', 'run', 'kafka.pid'));
-  const timings = await withProgress(
-    'starting the local stack (PostgreSQL, Redis, Kafka, Connect + Debezium, 5 services)',
-    up({ log: () => undefined }),
+  console.log("checkout-saga demo: the seed's two incidents replayed against the real system\n");
+  const lease = await StackLease.acquire((work) =>
+    withDots('starting what is not running (PostgreSQL, Redis, Kafka, Connect + Debezium, 5 services)', work),
   );
-  console.log(`stack up in ${(timings.total / 1000).toFixed(1)} s ${JSON.stringify(timings)}`);
-  try {
-    await outboxRoundTrip();
-  } finally {
-    if (!wasUp)
-      await withProgress(
-        'stopping the stack',
-        down(() => undefined),
+  console.log(
+    lease.timings
+      ? `stack up in ${formatMs(lease.timings.total)}; started ${lease.startedNames.join(', ') || 'nothing'}` +
+          (lease.reused.length ? `, reused ${lease.reused.join(', ')}` : '')
+      : `reusing the running stack (${lease.reused.join(', ')}); it stays running`,
+  );
+  let released = false;
+  const release = async () => {
+    if (released) return;
+    released = true;
+    if (lease.startedNames.length)
+      await withDots(
+        `stopping what the demo started (${lease.startedNames.join(', ')})`,
+        lease.release(console.log),
       );
+  };
+  process.once('SIGINT', () => {
+    console.log('\ninterrupted');
+    void release().finally(() => process.exit(130));
+  });
+
+  const paid = new PaidWatch();
+  try {
+    await paid.start();
+    const ctx: ReplayContext = {
+      api: new DemoApi(),
+      paid,
+      runId: randomBytes(3).toString('hex'),
+      deadlineMs: opts.deadlineMs,
+      log: (line) => console.log(line),
+    };
+    console.log('');
+    const reports = await runReplays(ctx, opts);
+    console.log(`\n${formatReport(reports)}`);
+    if (paid.invalid.length) console.log(`invalid order.paid events: ${paid.invalid.slice(0, 3).join('; ')}`);
+    const latencies = reports.flatMap((r) => r.result.paidLatencyMs);
+    console.log(
+      `\ndemo wall time ${formatMs(Date.now() - started)}; checkout accepted -> order.paid on Kafka over all replays: ${formatLatency(latencies)}`,
+    );
+    return reports.every(replayPassed) && paid.invalid.length === 0 ? 0 : 1;
+  } finally {
+    await paid.stop();
+    await release();
   }
-  console.log(`\ndemo finished in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }
 
-main().catch((error: unknown) => {
-  console.error((error as Error).message ?? error);
-  process.exitCode = 1;
-});
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    console.error(`demo failed: ${(error as Error).stack ?? error}`);
+    process.exitCode = 1;
+  },
+);

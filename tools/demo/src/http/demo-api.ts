@@ -1,0 +1,194 @@
+import { z } from 'zod';
+import { ConservationTarget, OrderAnswer, StockAnswer, loadStackConfig } from '@checkout/testing';
+
+/** Dev key of the seed tenant the demo buys as. */
+export const DEMO_API_KEY = 'acme-dev-key';
+
+/** An HTTP answer: status, validated body, and when it arrived (ms since epoch). */
+export interface Answer<T> {
+  status: number;
+  body: T;
+  at: number;
+}
+
+/** The error shape of every service (PRODUCT.md section 4). */
+export const ErrorAnswer = z.looseObject({ error: z.string().min(1), message: z.string() });
+export type ErrorAnswer = z.infer<typeof ErrorAnswer>;
+
+/** 202 of `POST /v1/checkout`. */
+export const CheckoutAccepted = z.object({ orderId: z.uuid(), status: z.literal('PENDING') });
+
+/** `PUT /v1/admin/flash-sales/{sku}`. */
+export const FlashSaleAnswer = z.object({
+  sku: z.string(),
+  enabled: z.boolean(),
+  available: z.number().int().min(0).nullable(),
+  source: z.enum(['inventory', 'override']),
+});
+
+/** `PUT /v1/admin/prices/{sku}`. */
+const PriceAnswer = z.object({ sku: z.string(), unitPrice: z.number().int(), currency: z.string() });
+
+/** What one checkout answered: accepted with an order id, or refused with the error code. */
+export type CheckoutOutcome =
+  | { kind: 'accepted'; orderId: string; at: number }
+  | { kind: 'refused'; status: number; error: string; at: number };
+
+/** A checkout request of one shopper. */
+export interface CheckoutRequest {
+  idempotencyKey: string;
+  customerId: string;
+  sku: string;
+  unitPrice: number;
+  token: string;
+}
+
+/** Thrown when a service answers something the contract does not allow. */
+export class OffContract extends Error {}
+
+/**
+ * The demo's client of the public HTTP APIs (order, inventory, PSP ledger), one tenant key, every body validated.
+ * A request reset by the server (a keep-alive socket closed under load) is sent again: checkouts carry their
+ * Idempotency-Key, which is exactly the retry it exists for, and every other call is idempotent.
+ */
+export class DemoApi {
+  readonly orderUrl: string;
+  readonly inventoryUrl: string;
+  readonly paymentUrl: string;
+  readonly pspUrl: string;
+
+  constructor(readonly apiKey = DEMO_API_KEY) {
+    const ports = loadStackConfig().servicePorts;
+    const url = (service: string) => `http://127.0.0.1:${ports[service]}`;
+    this.orderUrl = url('order');
+    this.inventoryUrl = url('inventory');
+    this.paymentUrl = url('payment');
+    this.pspUrl = url('psp-simulator');
+  }
+
+  /** Where the conservation checker reads. */
+  get target(): ConservationTarget {
+    return {
+      orderUrl: this.orderUrl,
+      inventoryUrl: this.inventoryUrl,
+      paymentUrl: this.paymentUrl,
+      pspUrl: this.pspUrl,
+      apiKey: this.apiKey,
+    };
+  }
+
+  /** Prices a SKU (order admin API). */
+  async putPrice(sku: string, unitPrice: number, currency = 'VND'): Promise<void> {
+    await this.expect(200, PriceAnswer, 'PUT', `${this.orderUrl}/v1/admin/prices/${sku}`, {
+      unitPrice,
+      currency,
+    });
+  }
+
+  /** Sets the available units of a SKU (inventory admin API); answers the stock it now has. */
+  async putStock(sku: string, available: number): Promise<z.infer<typeof StockAnswer>> {
+    return this.expect(200, StockAnswer, 'PUT', `${this.inventoryUrl}/v1/admin/stock/${sku}`, {
+      available,
+      allowBackorder: false,
+    });
+  }
+
+  /** Turns the flash-sale gate of a SKU on (primed from inventory) or off. */
+  async putFlashSale(sku: string, enabled: boolean): Promise<z.infer<typeof FlashSaleAnswer>> {
+    return this.expect(200, FlashSaleAnswer, 'PUT', `${this.orderUrl}/v1/admin/flash-sales/${sku}`, {
+      enabled,
+    });
+  }
+
+  /** One shopper's `POST /v1/checkout`: accepted (202) or refused (4xx with its error code). */
+  async checkout(req: CheckoutRequest): Promise<CheckoutOutcome> {
+    const body = {
+      customerId: req.customerId,
+      currency: 'VND',
+      lines: [{ sku: req.sku, quantity: 1, unitPrice: req.unitPrice }],
+      payment: { token: req.token },
+    };
+    let res = await this.send('POST', `${this.orderUrl}/v1/checkout`, body, {
+      'idempotency-key': req.idempotencyKey,
+    });
+    // A resent request can find its first attempt still in flight: ask again until that one has answered.
+    for (let wait = 100; res.status === 409 && res.text.includes('IDEMPOTENCY_KEY_IN_USE'); wait *= 2) {
+      if (wait > 6_400) break;
+      await new Promise((resolve) => setTimeout(resolve, wait));
+      res = await this.send('POST', `${this.orderUrl}/v1/checkout`, body, {
+        'idempotency-key': req.idempotencyKey,
+      });
+    }
+    if (res.status === 202) {
+      const ok = this.parse(CheckoutAccepted, res, 'POST /v1/checkout');
+      return { kind: 'accepted', orderId: ok.orderId, at: res.at };
+    }
+    if (res.status >= 400 && res.status < 500) {
+      const err = this.parse(ErrorAnswer, res, 'POST /v1/checkout');
+      return { kind: 'refused', status: res.status, error: err.error, at: res.at };
+    }
+    throw new OffContract(`POST /v1/checkout answered ${res.status}: ${res.text.slice(0, 200)}`);
+  }
+
+  /** The order as the order read API shows it. */
+  async order(orderId: string): Promise<OrderAnswer> {
+    return this.expect(200, OrderAnswer, 'GET', `${this.orderUrl}/v1/orders/${orderId}`);
+  }
+
+  /** Stock of a SKU as the inventory read API shows it. */
+  async stock(sku: string): Promise<z.infer<typeof StockAnswer>> {
+    return this.expect(200, StockAnswer, 'GET', `${this.inventoryUrl}/v1/stock/${sku}`);
+  }
+
+  private async expect<T>(
+    status: number,
+    schema: z.ZodType<T>,
+    method: string,
+    url: string,
+    body?: unknown,
+  ): Promise<T> {
+    const res = await this.send(method, url, body);
+    if (res.status !== status)
+      throw new OffContract(`${method} ${url} answered ${res.status}: ${res.text.slice(0, 200)}`);
+    return this.parse(schema, res, `${method} ${url}`);
+  }
+
+  private parse<T>(schema: z.ZodType<T>, res: { text: string }, what: string): T {
+    let json: unknown;
+    try {
+      json = JSON.parse(res.text);
+    } catch {
+      throw new OffContract(`${what}: not JSON: ${res.text.slice(0, 200)}`);
+    }
+    const parsed = schema.safeParse(json);
+    if (!parsed.success) throw new OffContract(`${what}: off contract: ${z.prettifyError(parsed.error)}`);
+    return parsed.data;
+  }
+
+  private async send(
+    method: string,
+    url: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<{ status: number; text: string; at: number }> {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        const res = await fetch(url, {
+          method,
+          headers: {
+            authorization: `Bearer ${this.apiKey}`,
+            accept: 'application/json',
+            ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+            ...headers,
+          },
+          body: body === undefined ? undefined : JSON.stringify(body),
+          signal: AbortSignal.timeout(60_000),
+        });
+        const text = await res.text();
+        return { status: res.status, text, at: Date.now() };
+      } catch (error) {
+        if (attempt >= 4 || (error as Error).name === 'TimeoutError') throw error;
+      }
+    }
+  }
+}
