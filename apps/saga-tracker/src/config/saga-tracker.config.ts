@@ -1,0 +1,53 @@
+import { z } from 'zod';
+import { BaseConfigSchema, parseConfig } from '@checkout/service-kit';
+import { StuckTimeouts, WaitStep, stepTimeouts } from '../saga/domain';
+
+const ms = (fallback: number) => z.coerce.number().int().min(1).default(fallback);
+const MINUTE = 60_000;
+
+/** The saga tracker's settings: its database, the stuck-saga timeouts and how often the sweep runs. */
+export const SagaTrackerConfigSchema = BaseConfigSchema.extend({
+  DATABASE_URL: z.string().url(),
+  /** A saga not ended this long after its first step is stuck, whatever step it is at. */
+  SAGA_STUCK_AFTER_MS: ms(30 * MINUTE),
+  /** Waiting for inventory's answer after order.created. */
+  SAGA_STEP_TIMEOUT_RESERVATION_MS: ms(MINUTE),
+  /** Waiting for payment's answer after inventory.reserved (PSP timeout, retries and reconciliation). */
+  SAGA_STEP_TIMEOUT_PAYMENT_MS: ms(10 * MINUTE),
+  /** Waiting for inventory to commit (or refuse) the stock after payment.succeeded. */
+  SAGA_STEP_TIMEOUT_STOCK_COMMIT_MS: ms(MINUTE),
+  /** Waiting for order.paid once money and stock are both in. */
+  SAGA_STEP_TIMEOUT_ORDER_PAID_MS: ms(MINUTE),
+  /** Waiting for fulfillment's shipment after order.paid. */
+  SAGA_STEP_TIMEOUT_SHIPMENT_MS: ms(5 * MINUTE),
+  /** Waiting for a refund (money taken for an order that cannot be served). */
+  SAGA_STEP_TIMEOUT_REFUND_MS: ms(15 * MINUTE),
+  /** Waiting for inventory to release the reservation of a cancelled order. */
+  SAGA_STEP_TIMEOUT_STOCK_RELEASE_MS: ms(5 * MINUTE),
+  /** Waiting for fulfillment to call back the shipment of a refunded order. */
+  SAGA_STEP_TIMEOUT_SHIPMENT_CANCEL_MS: ms(5 * MINUTE),
+  /** How often the sweep marks overdue sagas stuck and observes the durations of ended ones. */
+  SAGA_STUCK_SWEEP_INTERVAL_MS: z.coerce.number().int().min(50).default(5_000),
+  /** Sagas one sweep looks at, at most. */
+  SAGA_STUCK_SWEEP_BATCH: z.coerce.number().int().min(1).max(10_000).default(500),
+});
+export type SagaTrackerConfig = z.infer<typeof SagaTrackerConfigSchema>;
+
+/** Reads and validates the environment once at boot; throws naming every bad variable. */
+export const loadSagaTrackerConfig = (env: NodeJS.ProcessEnv = process.env): SagaTrackerConfig =>
+  parseConfig(SagaTrackerConfigSchema, env);
+
+/** The stuck timeouts of a configuration, one per wait step. */
+export function stuckTimeoutsOf(config: SagaTrackerConfig): StuckTimeouts {
+  const steps: Record<WaitStep, number> = {
+    reservation: config.SAGA_STEP_TIMEOUT_RESERVATION_MS,
+    payment: config.SAGA_STEP_TIMEOUT_PAYMENT_MS,
+    'stock-commit': config.SAGA_STEP_TIMEOUT_STOCK_COMMIT_MS,
+    'order-paid': config.SAGA_STEP_TIMEOUT_ORDER_PAID_MS,
+    shipment: config.SAGA_STEP_TIMEOUT_SHIPMENT_MS,
+    refund: config.SAGA_STEP_TIMEOUT_REFUND_MS,
+    'stock-release': config.SAGA_STEP_TIMEOUT_STOCK_RELEASE_MS,
+    'shipment-cancel': config.SAGA_STEP_TIMEOUT_SHIPMENT_CANCEL_MS,
+  };
+  return { overallMs: config.SAGA_STUCK_AFTER_MS, steps: stepTimeouts(steps) };
+}

@@ -1,0 +1,71 @@
+import { EntityManager } from 'typeorm';
+import { SagaEvent } from '@checkout/contracts';
+import { NonRetryableError } from '@checkout/messaging';
+import { TenantRegistry } from '@checkout/service-kit';
+import {
+  OUTCOME_OF,
+  SagaState,
+  StuckTimeouts,
+  deriveSagaState,
+  factsOf,
+  serviceOf,
+  stuckVerdict,
+  traceIdOf,
+} from '../../domain';
+import { StoredStep, insertStep, lockSaga, saveState, stepsOf } from '../../database/saga.repository';
+
+/** What recording one event did. */
+export type RecordOutcome =
+  { recorded: false } | { recorded: true; state: SagaState; step: StoredStep; stillStuck: boolean };
+
+/**
+ * RecordSagaStep: stores one saga event as a step and derives the saga's state again from all its steps, in
+ * the consumer's inbox transaction. A saga that moved is no longer stuck; only the sweep marks sagas stuck.
+ */
+export class RecordSagaStep {
+  constructor(
+    private readonly tenants: TenantRegistry,
+    private readonly timeouts: StuckTimeouts,
+    private readonly clock: () => Date = () => new Date(),
+  ) {}
+
+  async execute(tx: EntityManager, event: SagaEvent): Promise<RecordOutcome> {
+    if (!this.tenants.get(event.tenantId))
+      throw new NonRetryableError('SAGA.UNKNOWN_TENANT', `unknown tenant ${event.tenantId}`);
+    const orderId = (event.payload as { orderId?: unknown }).orderId;
+    if (orderId !== event.sagaId)
+      throw new NonRetryableError(
+        'SAGA.SAGA_MISMATCH',
+        `sagaId ${event.sagaId} is not orderId ${String(orderId)}`,
+      );
+    const step: StoredStep = {
+      eventId: event.eventId,
+      tenantId: event.tenantId,
+      sagaId: event.sagaId,
+      type: event.type,
+      version: event.version,
+      service: serviceOf(event.type),
+      outcome: OUTCOME_OF[event.type],
+      occurredAt: new Date(event.occurredAt),
+      recordedAt: this.clock(),
+      causationId: event.causationId,
+      correlationId: event.correlationId,
+      traceparent: event.traceparent,
+      traceId: traceIdOf(event.traceparent),
+      sequence: event.sequence,
+      facts: factsOf(event.payload),
+    };
+    if (!(await insertStep(tx, step))) return { recorded: false };
+    const before = await lockSaga(tx, step);
+    const state = deriveSagaState(await stepsOf(tx, step.tenantId, step.sagaId));
+    const verdict = stuckVerdict(state, this.clock(), this.timeouts);
+    // Still stuck only if it was and still is: the sweep decides (and logs) when a saga becomes stuck.
+    const stillStuck = before.stuck && verdict.stuck;
+    await saveState(tx, step.tenantId, step.sagaId, state, {
+      stuck: stillStuck,
+      since: stillStuck ? before.stuckSince : null,
+      reason: stillStuck ? verdict.reason : null,
+    });
+    return { recorded: true, state, step, stillStuck };
+  }
+}

@@ -1,0 +1,79 @@
+import { DataSource } from 'typeorm';
+import { Logger } from '@checkout/messaging';
+import { OrderStatus, StuckTimeouts, stuckVerdict } from '../../domain';
+import { SagaMetrics } from '../../saga.metrics';
+import { SagaRow, claimEndedDurations, markStuck, stuckCandidates } from '../../database/saga.repository';
+
+/** What one sweep did. */
+export interface SweepResult {
+  becameStuck: SagaRow[];
+  durationsObserved: number;
+}
+
+/**
+ * SweepStuckSagas: marks the sagas whose next step (or whole run) is overdue as stuck, with one log line per
+ * saga as it becomes stuck, and observes the duration of the sagas that ended since the last sweep.
+ */
+export class SweepStuckSagas {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly timeouts: StuckTimeouts,
+    private readonly metrics: SagaMetrics,
+    private readonly logger: Logger,
+    private readonly batch: number,
+    private readonly clock: () => Date = () => new Date(),
+  ) {}
+
+  async execute(): Promise<SweepResult> {
+    const now = this.clock();
+    const shortest = Math.min(...Object.values(this.timeouts.steps));
+    const candidates = await stuckCandidates(
+      this.dataSource,
+      now,
+      shortest,
+      this.timeouts.overallMs,
+      this.batch,
+    );
+    const becameStuck: SagaRow[] = [];
+    for (const saga of candidates) {
+      const verdict = stuckVerdict(
+        {
+          terminal: saga.terminal,
+          startedAt: saga.startedAt,
+          waitingFor:
+            saga.waitingStep && saga.waitingService && saga.waitingSince
+              ? {
+                  step: saga.waitingStep,
+                  service: saga.waitingService,
+                  compensation: saga.waitingCompensation ?? false,
+                  since: saga.waitingSince,
+                }
+              : null,
+        },
+        now,
+        this.timeouts,
+      );
+      if (!verdict.stuck || !(await markStuck(this.dataSource, saga, now, verdict.reason!))) continue;
+      becameStuck.push({ ...saga, stuck: true, stuckSince: now, stuckReason: verdict.reason });
+      this.metrics.sagaStuck(saga.tenantId, saga.waitingStep ?? 'none');
+      this.logger.warn(
+        {
+          orderId: saga.sagaId,
+          tenantId: saga.tenantId,
+          status: saga.status,
+          lastStep: saga.lastType,
+          lastService: saga.lastService,
+          lastStepAt: saga.lastOccurredAt.toISOString(),
+          waitingFor: saga.waitingStep,
+          waitingForService: saga.waitingService,
+          waitedMs: verdict.waitedMs,
+          reason: verdict.reason,
+        },
+        'saga stuck',
+      );
+    }
+    const ended = await claimEndedDurations(this.dataSource, this.batch);
+    for (const e of ended) this.metrics.sagaEnded(e.tenantId, e.status as OrderStatus, e.seconds);
+    return { becameStuck, durationsObserved: ended.length };
+  }
+}

@@ -1,0 +1,3 @@
+export * from './saga-step';
+export * from './saga-state';
+export * from './stuck-policy';

@@ -1,0 +1,167 @@
+import {
+  OrderStatus,
+  SagaService,
+  StepOutcome,
+  StuckReason,
+  StuckTimeouts,
+  WaitStep,
+  deriveSagaState,
+  orderSteps,
+  stepDetail,
+  stuckVerdict,
+} from '../domain';
+import { SagaRow, StoredStep } from '../database/saga.repository';
+
+/** One step of a timeline as the API answers it. */
+export interface TimelineStepView {
+  index: number;
+  eventId: string;
+  type: string;
+  service: SagaService;
+  outcome: StepOutcome;
+  compensation: boolean;
+  occurredAt: string;
+  recordedAt: string;
+  /** Milliseconds since the first step of the saga. */
+  offsetMs: number;
+  causationId: string | null;
+  /** Index of the step this one reacts to, when it is part of this timeline. */
+  causedBy: number | null;
+  traceId: string | null;
+  traceparent: string | null;
+  sequence: number;
+  detail: string | null;
+}
+
+/** What a saga waits for, as the API answers it. */
+export interface WaitingView {
+  step: WaitStep;
+  service: SagaService;
+  compensation: boolean;
+  since: string;
+  waitedMs: number;
+}
+
+/** The derived state of a saga, as the API answers it. */
+export interface SagaStateView {
+  status: OrderStatus;
+  terminal: boolean;
+  started: boolean;
+  startedAt: string;
+  terminalAt: string | null;
+  durationMs: number | null;
+  compensated: boolean;
+  lastStep: { eventId: string; type: string; service: SagaService; outcome: StepOutcome; occurredAt: string };
+  waitingFor: WaitingView | null;
+  stuck: boolean;
+  stuckSince: string | null;
+  stuckReason: StuckReason | null;
+  /** When the saga becomes stuck if nothing happens (null once it has ended). */
+  deadline: string | null;
+  stepCount: number;
+}
+
+/** GET /v1/sagas/{orderId}. */
+export interface SagaView {
+  orderId: string;
+  tenantId: string;
+  traceIds: string[];
+  state: SagaStateView;
+  timeline: TimelineStepView[];
+}
+
+/** One item of GET /v1/sagas. */
+export interface SagaSummaryView {
+  orderId: string;
+  status: OrderStatus;
+  terminal: boolean;
+  startedAt: string;
+  lastStep: { type: string; service: SagaService; outcome: StepOutcome; occurredAt: string };
+  waitingFor: WaitingView | null;
+  stuck: boolean;
+  stuckSince: string | null;
+  stuckReason: StuckReason | null;
+}
+
+/** The timeline and state of a saga from its stored steps and row, at a given instant. */
+export function sagaView(row: SagaRow, steps: StoredStep[], now: Date, timeouts: StuckTimeouts): SagaView {
+  const ordered = orderSteps(steps) as StoredStep[];
+  const state = deriveSagaState(ordered);
+  const verdict = stuckVerdict(state, now, timeouts);
+  const start = ordered[0].occurredAt.getTime();
+  const indexOf = new Map(ordered.map((s, i) => [s.eventId, i]));
+  const w = state.waitingFor;
+  return {
+    orderId: row.sagaId,
+    tenantId: row.tenantId,
+    traceIds: [...new Set(ordered.map((s) => s.traceId).filter((t): t is string => t !== null))],
+    state: {
+      status: state.status,
+      terminal: state.terminal,
+      started: state.started,
+      startedAt: state.startedAt.toISOString(),
+      terminalAt: state.terminalAt?.toISOString() ?? null,
+      durationMs: state.terminalAt ? state.terminalAt.getTime() - state.startedAt.getTime() : null,
+      compensated: state.compensated,
+      lastStep: { ...state.lastStep, occurredAt: state.lastStep.occurredAt.toISOString() },
+      waitingFor: w && {
+        step: w.step,
+        service: w.service,
+        compensation: w.compensation,
+        since: w.since.toISOString(),
+        waitedMs: verdict.waitedMs,
+      },
+      stuck: row.stuck,
+      stuckSince: row.stuckSince?.toISOString() ?? null,
+      stuckReason: row.stuckReason,
+      deadline: verdict.deadline?.toISOString() ?? null,
+      stepCount: state.stepCount,
+    },
+    timeline: ordered.map((s, index) => ({
+      index,
+      eventId: s.eventId,
+      type: s.type,
+      service: s.service,
+      outcome: s.outcome,
+      compensation: s.outcome === 'compensation',
+      occurredAt: s.occurredAt.toISOString(),
+      recordedAt: s.recordedAt.toISOString(),
+      offsetMs: s.occurredAt.getTime() - start,
+      causationId: s.causationId,
+      causedBy: s.causationId !== null ? (indexOf.get(s.causationId) ?? null) : null,
+      traceId: s.traceId,
+      traceparent: s.traceparent,
+      sequence: s.sequence,
+      detail: stepDetail(s.facts),
+    })),
+  };
+}
+
+/** A saga list item from its row, at a given instant. */
+export function sagaSummary(row: SagaRow, now: Date): SagaSummaryView {
+  return {
+    orderId: row.sagaId,
+    status: row.status,
+    terminal: row.terminal,
+    startedAt: row.startedAt.toISOString(),
+    lastStep: {
+      type: row.lastType,
+      service: row.lastService,
+      outcome: row.lastOutcome,
+      occurredAt: row.lastOccurredAt.toISOString(),
+    },
+    waitingFor:
+      row.waitingStep && row.waitingService && row.waitingSince
+        ? {
+            step: row.waitingStep,
+            service: row.waitingService,
+            compensation: row.waitingCompensation ?? false,
+            since: row.waitingSince.toISOString(),
+            waitedMs: Math.max(0, now.getTime() - row.waitingSince.getTime()),
+          }
+        : null,
+    stuck: row.stuck,
+    stuckSince: row.stuckSince?.toISOString() ?? null,
+    stuckReason: row.stuckReason,
+  };
+}

@@ -1,0 +1,54 @@
+import { Controller, Get, Inject, Param, Query, UseGuards } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { z } from 'zod';
+import { OrderId } from '@checkout/contracts';
+import { ApiError, CurrentTenant, Tenant, TenantGuard, validate } from '@checkout/service-kit';
+import { StuckTimeouts, WAIT_STEPS, WaitStep } from '../domain';
+import { findSaga, listSagas, stepsOf } from '../database/saga.repository';
+import { SagaSummaryView, SagaView, sagaSummary, sagaView } from './saga.views';
+
+/** Injection token of the stuck timeouts the API reports deadlines with. */
+export const STUCK_TIMEOUTS = Symbol('STUCK_TIMEOUTS');
+
+/** Query of GET /v1/sagas. */
+export const SagaListQuery = z.strictObject({
+  stuck: z.enum(['true', 'false']).optional(),
+  waitingFor: z.enum(Object.keys(WAIT_STEPS) as [WaitStep, ...WaitStep[]]).optional(),
+  limit: z.coerce.number().int().min(1).max(500).default(100),
+});
+
+/**
+ * The saga API for SREs: a saga's timeline and derived state, and the list of (stuck) sagas. Tenant-scoped by
+ * the API key: another tenant's saga answers 404, like one the tracker has never seen.
+ */
+@Controller('v1/sagas')
+@UseGuards(TenantGuard)
+export class SagasController {
+  constructor(
+    private readonly dataSource: DataSource,
+    @Inject(STUCK_TIMEOUTS) private readonly timeouts: StuckTimeouts,
+  ) {}
+
+  @Get()
+  async list(
+    @CurrentTenant() tenant: Tenant,
+    @Query() query: unknown,
+  ): Promise<{ total: number; sagas: SagaSummaryView[] }> {
+    const q = validate(SagaListQuery, query, 'query');
+    const { total, rows } = await listSagas(this.dataSource, tenant.id, {
+      stuck: q.stuck === undefined ? undefined : q.stuck === 'true',
+      waitingFor: q.waitingFor,
+      limit: q.limit,
+    });
+    const now = new Date();
+    return { total, sagas: rows.map((r) => sagaSummary(r, now)) };
+  }
+
+  @Get(':orderId')
+  async get(@CurrentTenant() tenant: Tenant, @Param('orderId') orderId: string): Promise<SagaView> {
+    const id = validate(OrderId, orderId, 'orderId');
+    const row = await findSaga(this.dataSource, tenant.id, id);
+    if (!row) throw new ApiError(404, 'SAGA_NOT_FOUND', `no saga ${id} has been recorded`);
+    return sagaView(row, await stepsOf(this.dataSource, tenant.id, id), new Date(), this.timeouts);
+  }
+}

@@ -1,0 +1,59 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { PinoLogger } from 'nestjs-pino';
+import { Registry } from 'prom-client';
+import { DataSource } from 'typeorm';
+import { ConsumerHost, EVENT_HANDLERS, METRICS_REGISTRY, TenantRegistry } from '@checkout/service-kit';
+import { SagaTrackerConfig, stuckTimeoutsOf } from '../config/saga-tracker.config';
+import { RecordSagaStep } from './commands/record-step/record-step.handler';
+import { SweepStuckSagas } from './commands/sweep-stuck/sweep-stuck.handler';
+import { sagaTrackerHandlers } from './consumers/saga-events.consumer';
+import { STUCK_TIMEOUTS, SagasController } from './http/sagas.controller';
+import { TimelinePageController } from './http/timeline-page.controller';
+import { StuckSweepJob } from './jobs/stuck-sweep.job';
+import { SagaMetrics } from './saga.metrics';
+
+/** The saga timeline: the consumer of every saga topic, the stuck sweep, the API and the timeline page. */
+@Module({})
+export class SagaModule {
+  static register(config: SagaTrackerConfig): DynamicModule {
+    const timeouts = stuckTimeoutsOf(config);
+    return {
+      module: SagaModule,
+      controllers: [SagasController, TimelinePageController],
+      providers: [
+        { provide: STUCK_TIMEOUTS, useValue: timeouts },
+        {
+          provide: SagaMetrics,
+          useFactory: (registry: Registry, ds: DataSource, tenants: TenantRegistry) =>
+            new SagaMetrics(registry, ds, tenants),
+          inject: [METRICS_REGISTRY, DataSource, TenantRegistry],
+        },
+        {
+          provide: RecordSagaStep,
+          useFactory: (tenants: TenantRegistry) => new RecordSagaStep(tenants, timeouts),
+          inject: [TenantRegistry],
+        },
+        {
+          provide: SweepStuckSagas,
+          useFactory: (ds: DataSource, metrics: SagaMetrics, logger: PinoLogger) => {
+            logger.setContext('SweepStuckSagas');
+            return new SweepStuckSagas(ds, timeouts, metrics, logger, config.SAGA_STUCK_SWEEP_BATCH);
+          },
+          inject: [DataSource, SagaMetrics, PinoLogger],
+        },
+        {
+          provide: StuckSweepJob,
+          useFactory: (sweep: SweepStuckSagas, logger: PinoLogger) =>
+            new StuckSweepJob(sweep, logger, config.SAGA_STUCK_SWEEP_INTERVAL_MS),
+          inject: [SweepStuckSagas, PinoLogger],
+        },
+        {
+          provide: EVENT_HANDLERS,
+          useFactory: (record: RecordSagaStep, metrics: SagaMetrics) => sagaTrackerHandlers(record, metrics),
+          inject: [RecordSagaStep, SagaMetrics],
+        },
+        ConsumerHost,
+      ],
+    };
+  }
+}
