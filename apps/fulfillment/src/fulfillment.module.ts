@@ -47,7 +47,9 @@ export class FulfillmentModule {
         },
         {
           provide: RecordNotification,
-          useValue: new RecordNotification({ apologyPercentOff: config.APOLOGY_VOUCHER_PERCENT_OFF }),
+          useFactory: (outbox: OutboxWriter) =>
+            new RecordNotification({ apologyPercentOff: config.APOLOGY_VOUCHER_PERCENT_OFF }, outbox),
+          inject: [OUTBOX_WRITER],
         },
         {
           provide: FulfillmentMetrics,

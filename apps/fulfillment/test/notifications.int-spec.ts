@@ -1,8 +1,9 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { validateEvent } from '@checkout/contracts';
 import { DataSource } from 'typeorm';
-import { orderCreatedPayload } from '@checkout/testing';
+import { TopicReader, orderCreatedPayload } from '@checkout/testing';
 import {
   GLOBEX_KEY,
   Publishers,
@@ -18,12 +19,17 @@ import {
 describe('customer notifications, through the outboxes, Debezium and Kafka', () => {
   let publishers: Publishers;
   let fulfillment: DataSource;
+  let vouchers: TopicReader;
 
   before(async () => {
-    [publishers, fulfillment] = await Promise.all([Publishers.open(), fulfillmentDb()]);
+    [publishers, fulfillment, vouchers] = await Promise.all([
+      Publishers.open(),
+      fulfillmentDb(),
+      new TopicReader(['fulfillment.apology-voucher-issued']).start(),
+    ]);
   });
   after(async () => {
-    await Promise.all([publishers.close(), fulfillment.destroy()]);
+    await Promise.all([publishers.close(), fulfillment.destroy(), vouchers.stop()]);
   });
 
   it('given order.paid, the customer gets one order confirmation, recorded as sent', async () => {
@@ -69,15 +75,35 @@ describe('customer notifications, through the outboxes, Debezium and Kafka', () 
     });
     await publishers.publish('order', 'order.created', created);
 
-    await publishers.publish('inventory', 'inventory.unavailable-after-payment', {
+    const unavailable = {
       orderId: created.orderId,
       lines: [{ sku, quantity: 1 }],
       shortSkus: [sku],
-    });
+    };
+    const first = await publishers.publish('inventory', 'inventory.unavailable-after-payment', unavailable);
+    // The same fact again under a new event id (a producer retry): no second email, no second code.
+    const again = await publishers.publish('inventory', 'inventory.unavailable-after-payment', unavailable);
 
     const email = await sentNotification(created.orderId, 'out_of_stock_apology');
     assert.equal(email.customerId, created.customerId);
     assert.match(email.voucherCode ?? '', /^SORRY-[A-Z2-9]{10}$/);
+    // The code is issued to the order service in the email's transaction, so it can be redeemed.
+    const [issued] = await vouchers.waitFor((m) => m.key === created.orderId);
+    const event = validateEvent(issued.json());
+    assert.equal(event.type, 'fulfillment.apology-voucher-issued');
+    assert.equal(event.causationId, first.eventId);
+    assert.deepEqual(event.payload, {
+      orderId: created.orderId,
+      customerId: created.customerId,
+      code: email.voucherCode,
+      percentOff: 10,
+      maxRedemptions: 1,
+      notificationId: email.notificationId,
+      issuedAt: (event.payload as { issuedAt: string }).issuedAt,
+    });
+    await consumed(fulfillment, first, again);
+    assert.equal((await notificationsOf(created.orderId)).length, 1);
+    assert.equal(vouchers.matching((m) => m.key === created.orderId).length, 1);
     assert.ok(email.body.includes(email.voucherCode!));
     assert.ok(email.body.includes(`${sku} turned out to be out of stock`));
     assert.deepEqual(await getJson(`/v1/notifications?orderId=${created.orderId}`, GLOBEX_KEY), {

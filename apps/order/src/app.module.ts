@@ -1,7 +1,13 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { PinoLogger } from 'nestjs-pino';
 import { OutboxWriter } from '@checkout/messaging';
-import { ConsumerHost, EVENT_HANDLERS, OUTBOX_WRITER, ServiceKitModule } from '@checkout/service-kit';
+import {
+  ConsumerHost,
+  EVENT_HANDLERS,
+  OUTBOX_WRITER,
+  ServiceKitModule,
+  TenantRegistry,
+} from '@checkout/service-kit';
 import { SetFlashSaleHandler } from './catalog/commands/enable-flash-sale/enable-flash-sale.handler';
 import { CatalogRepository } from './catalog/database/catalog.repository';
 import { AdminController } from './catalog/http/admin.controller';
@@ -48,9 +54,17 @@ export class AppModule {
             catalog: CatalogRepository,
             outbox: OutboxWriter,
             gate: OrderStockGate,
+            tenants: TenantRegistry,
             logger: PinoLogger,
-          ) => orderSagaHandlers({ orders, catalog, outbox, gate, logger: logger.logger }),
-          inject: [OrderRepository, CatalogRepository, OUTBOX_WRITER, OrderStockGate, PinoLogger],
+          ) => orderSagaHandlers({ orders, catalog, outbox, gate, tenants, logger: logger.logger }),
+          inject: [
+            OrderRepository,
+            CatalogRepository,
+            OUTBOX_WRITER,
+            OrderStockGate,
+            TenantRegistry,
+            PinoLogger,
+          ],
         },
       ],
     };

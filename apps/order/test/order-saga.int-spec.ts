@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { EventType, PayloadOf, SagaEvent, validateEvent } from '@checkout/contracts';
-import { HandlerMap, OutboxWriter } from '@checkout/messaging';
+import { HandlerMap, NonRetryableError, OutboxWriter } from '@checkout/messaging';
 import { scratchDatabase } from '@checkout/testing';
 import { CatalogRepository } from '../src/catalog/database/catalog.repository';
 import { MIGRATIONS } from '../src/migrations';
@@ -50,6 +50,7 @@ describe('order saga reactions (handlers on a scratch order database): given eve
         giveBack: async (_t, hold, why) => void (hold && gateCalls.push(`giveBack:${hold}:${why}`)),
         settle: async (_t, hold) => void (hold && gateCalls.push(`settle:${hold}`)),
       },
+      tenants: { get: (id: string) => (id === tenantId ? { id } : undefined) },
       logger: quiet,
     });
   });
@@ -286,5 +287,59 @@ describe('order saga reactions (handlers on a scratch order database): given eve
     await deliver(committed(id));
     assert.equal(await orders.find(db, tenantId, id), undefined);
     assert.equal((await published(id)).length, 0);
+  });
+
+  const apology = (id: string, code: string, customerId: string | null = null, tenant = tenantId) =>
+    validateEvent({
+      ...event('fulfillment.apology-voucher-issued', id, {
+        orderId: id,
+        customerId,
+        code,
+        percentOff: 10,
+        maxRedemptions: 1,
+        notificationId: randomUUID(),
+        issuedAt: new Date().toISOString(),
+      }),
+      tenantId: tenant,
+    }) as SagaEvent<'fulfillment.apology-voucher-issued'>;
+
+  it("given fulfillment.apology-voucher-issued: a single-use voucher bound to the order's customer, issued once", async () => {
+    const id = await newOrder();
+    const code = `SORRY-${randomUUID().slice(0, 8).toUpperCase()}`;
+    const issued = apology(id, code, null);
+    await deliver(issued);
+    await deliver(issued);
+    await deliver(apology(id, `${code}X`, 'someone-else')); // a producer retry under a new code changes nothing
+    assert.deepEqual(await catalog.voucher(db, tenantId, code), {
+      code,
+      percentOff: 10,
+      maxRedemptions: 1,
+      redeemed: 0,
+      customerId: 'c1',
+    });
+    assert.equal(await catalog.voucher(db, tenantId, `${code}X`), undefined);
+  });
+
+  it('issues the apology voucher of an order it does not know for the customer fulfillment names', async () => {
+    const id = randomUUID();
+    const code = `SORRY-${randomUUID().slice(0, 8).toUpperCase()}`;
+    await deliver(apology(id, code, 'c-elsewhere'));
+    assert.equal((await catalog.voucher(db, tenantId, code))?.customerId, 'c-elsewhere');
+  });
+
+  it('parks an apology voucher of an unknown tenant, or whose code another voucher has, on the DLQ', async () => {
+    const id = await newOrder();
+    await assert.rejects(
+      deliver(apology(id, 'SORRY-NOTENANT', null, 'nobody')),
+      (e: unknown) => e instanceof NonRetryableError && e.code === 'ORDER.UNKNOWN_TENANT',
+    );
+    await db.query(
+      `INSERT INTO vouchers (tenant_id, code, percent_off, max_redemptions) VALUES ('acme', 'SORRY-TAKEN', 10, 5)`,
+    );
+    await assert.rejects(
+      deliver(apology(id, 'SORRY-TAKEN')),
+      (e: unknown) => e instanceof NonRetryableError && e.code === 'ORDER.VOUCHER_CODE_TAKEN',
+    );
+    assert.equal((await catalog.voucher(db, tenantId, 'SORRY-TAKEN'))?.maxRedemptions, 5);
   });
 });

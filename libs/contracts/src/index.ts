@@ -16,3 +16,4 @@ export * from './events/payment-refunded.v1';
 export * from './events/fulfillment-shipment-created.v1';
 export * from './events/fulfillment-shipment-failed.v1';
 export * from './events/fulfillment-shipment-cancelled.v1';
+export * from './events/fulfillment-apology-voucher-issued.v1';

@@ -28,6 +28,23 @@ describe('contracts registry', () => {
     assert.deepEqual(event, golden());
   });
 
+  it('accepts the golden fulfillment.apology-voucher-issued v1 message and refuses a reusable or malformed code', () => {
+    const fixture = () =>
+      JSON.parse(readFileSync(join(root, 'fixtures', 'fulfillment.apology-voucher-issued.v1.json'), 'utf8'));
+    const event = validateEvent(fixture());
+    assert.equal(event.type, 'fulfillment.apology-voucher-issued');
+    assert.deepEqual(event, fixture());
+    assert.doesNotThrow(() =>
+      validateEvent({ ...fixture(), payload: { ...fixture().payload, customerId: null } }),
+    );
+    const reusable = fixture();
+    reusable.payload.maxRedemptions = 2;
+    violation(() => validateEvent(reusable), 'CONTRACT.INVALID_PAYLOAD', /maxRedemptions/);
+    const spaced = fixture();
+    spaced.payload.code = 'SORRY 10';
+    violation(() => validateEvent(spaced), 'CONTRACT.INVALID_PAYLOAD', /payload\.code/);
+  });
+
   it('tells malformed JSON, a bad envelope, an unknown type or version and a bad payload apart', () => {
     violation(() => parseEvent('{not json'), 'CONTRACT.MALFORMED_JSON');
     violation(() => validateEvent({ ...golden(), eventId: 'nope' }), 'CONTRACT.INVALID_ENVELOPE', /eventId/);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Envelope, RawEnvelope, envelopeOf } from './envelope';
+import { FulfillmentApologyVoucherIssuedV1 } from './events/fulfillment-apology-voucher-issued.v1';
 import { FulfillmentShipmentCancelledV1 } from './events/fulfillment-shipment-cancelled.v1';
 import { FulfillmentShipmentCreatedV1 } from './events/fulfillment-shipment-created.v1';
 import { FulfillmentShipmentFailedV1 } from './events/fulfillment-shipment-failed.v1';
@@ -33,6 +34,7 @@ export const EVENT_SCHEMAS = {
   'fulfillment.shipment-created': { 1: FulfillmentShipmentCreatedV1 },
   'fulfillment.shipment-failed': { 1: FulfillmentShipmentFailedV1 },
   'fulfillment.shipment-cancelled': { 1: FulfillmentShipmentCancelledV1 },
+  'fulfillment.apology-voucher-issued': { 1: FulfillmentApologyVoucherIssuedV1 },
 } as const satisfies Record<string, Record<number, z.ZodType>>;
 
 /** A saga event type, which is also its Kafka topic. */

@@ -7,7 +7,21 @@ export interface Voucher {
   percentOff: number;
   maxRedemptions: number;
   redeemed: number;
+  /** The only customer who may redeem it; null: anyone with the code. */
+  customerId: string | null;
 }
+
+/** A voucher the saga issues: the apology for an order that was paid but could not be served. */
+export interface ApologyVoucher {
+  code: string;
+  percentOff: number;
+  maxRedemptions: number;
+  customerId: string | null;
+  forOrderId: string;
+}
+
+/** What issuing an apology voucher found. */
+export type IssueOutcome = 'issued' | 'already-issued' | 'code-taken';
 
 /** A flash sale as stored: whether the gate is on and where its units came from. */
 export interface FlashSale {
@@ -46,7 +60,11 @@ export class CatalogRepository {
   }
 
   /** Creates a voucher; false when the code exists already. */
-  async createVoucher(db: Sql, tenantId: string, v: Omit<Voucher, 'redeemed'>): Promise<boolean> {
+  async createVoucher(
+    db: Sql,
+    tenantId: string,
+    v: Omit<Voucher, 'redeemed' | 'customerId'>,
+  ): Promise<boolean> {
     const rows: unknown[] = await db.query(
       `INSERT INTO vouchers (tenant_id, code, percent_off, max_redemptions) VALUES ($1, $2, $3, $4)
        ON CONFLICT DO NOTHING RETURNING 1`,
@@ -58,7 +76,7 @@ export class CatalogRepository {
   /** One voucher, or undefined. */
   async voucher(db: Sql, tenantId: string, code: string): Promise<Voucher | undefined> {
     const [row] = await db.query(
-      `SELECT code, percent_off, max_redemptions, redeemed FROM vouchers WHERE tenant_id = $1 AND code = $2`,
+      `SELECT code, percent_off, max_redemptions, redeemed, customer_id FROM vouchers WHERE tenant_id = $1 AND code = $2`,
       [tenantId, code],
     );
     return row
@@ -67,8 +85,28 @@ export class CatalogRepository {
           percentOff: row.percent_off,
           maxRedemptions: row.max_redemptions,
           redeemed: row.redeemed,
+          customerId: row.customer_id,
         }
       : undefined;
+  }
+
+  /**
+   * Creates the apology voucher of an order, once: a second one for the same order (redelivery, replay) is
+   * `already-issued`; a code some other voucher has is `code-taken` (the customer's code cannot be honoured).
+   */
+  async issueApologyVoucher(tx: Sql, tenantId: string, v: ApologyVoucher): Promise<IssueOutcome> {
+    const inserted: unknown[] = await tx.query(
+      `INSERT INTO vouchers (tenant_id, code, percent_off, max_redemptions, source, customer_id, for_order_id)
+       VALUES ($1, $2, $3, $4, 'apology', $5, $6)
+       ON CONFLICT DO NOTHING RETURNING 1`,
+      [tenantId, v.code, v.percentOff, v.maxRedemptions, v.customerId, v.forOrderId],
+    );
+    if (inserted.length === 1) return 'issued';
+    const existing: unknown[] = await tx.query(
+      `SELECT 1 FROM vouchers WHERE tenant_id = $1 AND for_order_id = $2`,
+      [tenantId, v.forOrderId],
+    );
+    return existing.length === 1 ? 'already-issued' : 'code-taken';
   }
 
   /**

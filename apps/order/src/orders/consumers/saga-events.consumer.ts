@@ -1,6 +1,6 @@
 import { EntityManager } from 'typeorm';
 import { SagaEvent } from '@checkout/contracts';
-import { HandlerMap, Logger, OutboxWriter } from '@checkout/messaging';
+import { HandlerMap, Logger, NonRetryableError, OutboxWriter } from '@checkout/messaging';
 import { CatalogRepository } from '../../catalog/database/catalog.repository';
 import { Moved, OrderRepository } from '../database/order.repository';
 import { OrderStatus } from '../domain/order-status';
@@ -17,6 +17,8 @@ export interface SagaDeps {
   catalog: CatalogRepository;
   outbox: OutboxWriter;
   gate: SagaGate;
+  /** The tenants this deployment serves (an event of another tenant is parked on the DLQ). */
+  tenants: { get(id: string): unknown };
   logger: Logger;
 }
 
@@ -122,6 +124,29 @@ export function orderSagaHandlers(d: SagaDeps): HandlerMap {
     },
     'fulfillment.shipment-created': async (e, tx) => {
       await move(tx, e, 'SHIPPED');
+    },
+    'fulfillment.apology-voucher-issued': async (e, tx) => {
+      // The apology email carrying this code is already queued: make the code redeemable, once, by the
+      // order's customer (our own record of it wins; fulfillment's when we do not know the order).
+      if (!d.tenants.get(e.tenantId))
+        throw new NonRetryableError('ORDER.UNKNOWN_TENANT', `unknown tenant ${e.tenantId}`);
+      const order = await d.orders.find(tx, e.tenantId, e.payload.orderId);
+      const outcome = await d.catalog.issueApologyVoucher(tx, e.tenantId, {
+        code: e.payload.code,
+        percentOff: e.payload.percentOff,
+        maxRedemptions: e.payload.maxRedemptions,
+        customerId: order?.customerId ?? e.payload.customerId,
+        forOrderId: e.payload.orderId,
+      });
+      if (outcome === 'code-taken')
+        throw new NonRetryableError(
+          'ORDER.VOUCHER_CODE_TAKEN',
+          `apology voucher ${e.payload.code} of order ${e.payload.orderId}: another voucher has that code`,
+        );
+      d.logger.info(
+        { orderId: e.payload.orderId, outcome, knownOrder: order !== undefined },
+        'apology voucher issued',
+      );
     },
   };
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { EntityManager } from 'typeorm';
+import { OutboxWriter } from '@checkout/messaging';
 import {
   InventoryUnavailableAfterPaymentV1,
   OrderPaidV1,
@@ -32,6 +33,7 @@ export interface NotificationSettings {
 export class RecordNotification {
   constructor(
     private readonly settings: NotificationSettings,
+    private readonly outbox: OutboxWriter,
     private readonly voucherCode: () => string = generateVoucherCode,
   ) {}
 
@@ -67,7 +69,11 @@ export class RecordNotification {
     });
   }
 
-  /** inventory.unavailable-after-payment -> apology with a fresh voucher code. */
+  /**
+   * inventory.unavailable-after-payment -> apology with a fresh voucher code, and, in the same transaction,
+   * fulfillment.apology-voucher-issued, from which the order service (the owner of vouchers) makes the code
+   * redeemable once. A redelivered event queues no second email and issues no second code.
+   */
   async apologise(
     tx: EntityManager,
     tenantId: string,
@@ -75,14 +81,17 @@ export class RecordNotification {
     cause: SagaEvent,
   ) {
     const voucherCode = this.voucherCode();
+    const percentOff = this.settings.apologyPercentOff;
     const content = outOfStockApologyEmail({
       orderId: unavailable.orderId,
       skus: unavailable.shortSkus,
       voucherCode,
-      percentOff: this.settings.apologyPercentOff,
+      percentOff,
     });
     const customerId = await customerOf(tx, tenantId, unavailable.orderId);
-    return this.queue(tx, {
+    const notificationId = randomUUID();
+    const outcome = await this.queue(tx, {
+      id: notificationId,
       tenantId,
       orderId: unavailable.orderId,
       kind: 'out_of_stock_apology',
@@ -91,11 +100,30 @@ export class RecordNotification {
       voucherCode,
       ...content,
     });
+    if (outcome === 'queued') {
+      await this.outbox.append(tx, {
+        type: 'fulfillment.apology-voucher-issued',
+        tenantId,
+        sagaId: unavailable.orderId,
+        cause,
+        payload: {
+          orderId: unavailable.orderId,
+          customerId,
+          code: voucherCode,
+          percentOff,
+          maxRedemptions: 1,
+          notificationId,
+          issuedAt: new Date().toISOString(),
+        },
+      });
+    }
+    return outcome;
   }
 
   private async queue(
     tx: EntityManager,
     n: {
+      id?: string;
       tenantId: string;
       orderId: string;
       kind: NotificationKind;
@@ -107,7 +135,7 @@ export class RecordNotification {
     },
   ): Promise<RecordNotificationOutcome> {
     const inserted = await insertNotification(tx, {
-      id: randomUUID(),
+      id: n.id ?? randomUUID(),
       tenantId: n.tenantId,
       orderId: n.orderId,
       kind: n.kind,

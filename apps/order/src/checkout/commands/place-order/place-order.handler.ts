@@ -178,7 +178,13 @@ export class PlaceOrderHandler {
     const voucher = body.voucherCode
       ? await this.catalog.voucher(this.dataSource, tenantId, body.voucherCode)
       : undefined;
-    if (body.voucherCode && !voucher) throw new UnknownVoucher(body.voucherCode);
+    // A voucher bound to another customer (an apology voucher) answers as if it did not exist: a code is a
+    // secret, and telling a stranger it is valid would help guessing.
+    if (
+      body.voucherCode &&
+      (!voucher || (voucher.customerId !== null && voucher.customerId !== body.customerId))
+    )
+      throw new UnknownVoucher(body.voucherCode);
     const priced = priceLines(body.currency, body.lines, prices, voucher?.percentOff ?? 0);
     const orderId = randomUUID();
     const reply = { status: 202, body: JSON.stringify({ orderId, status: 'PENDING' }), replayed: false };
