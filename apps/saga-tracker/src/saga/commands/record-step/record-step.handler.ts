@@ -38,6 +38,9 @@ export class RecordSagaStep {
         'SAGA.SAGA_MISMATCH',
         `sagaId ${event.sagaId} is not orderId ${String(orderId)}`,
       );
+    const outcome = OUTCOME_OF[event.type];
+    // A type added to the registry but not classified here is parked (and replayable), never guessed.
+    if (!outcome) throw new NonRetryableError('SAGA.UNCLASSIFIED_TYPE', `no outcome class for ${event.type}`);
     const step: StoredStep = {
       eventId: event.eventId,
       tenantId: event.tenantId,
@@ -45,7 +48,7 @@ export class RecordSagaStep {
       type: event.type,
       version: event.version,
       service: serviceOf(event.type),
-      outcome: OUTCOME_OF[event.type],
+      outcome,
       occurredAt: new Date(event.occurredAt),
       recordedAt: this.clock(),
       causationId: event.causationId,
