@@ -6,7 +6,7 @@ import { parse } from 'yaml';
 import { REPO_ROOT, loadStackConfig } from '../src/config';
 import { connectEnv, connectorDefinitions } from '../src/connect';
 import { serviceEnv } from '../src/services';
-import { DB_SERVICES, SERVICES } from '../src/topology';
+import { DB_SERVICES, OUTBOX_SERVICES, SERVICES } from '../src/topology';
 
 interface ComposeService {
   environment?: Record<string, string | number>;
@@ -50,7 +50,11 @@ describe('docker-compose.yml matches the local stack', () => {
     const composeConnect = compose.services.connect.environment ?? {};
     const localConnect = connectEnv(config);
     const defs = connectorDefinitions();
-    assert.equal(defs.length, DB_SERVICES.length, 'one connector per service database');
+    assert.deepEqual(
+      defs.map((d) => d.name.replace(/-outbox.*$/, '')).sort(),
+      OUTBOX_SERVICES.map((s) => s.name).sort(),
+      'one connector per database with an outbox, none for a database without one',
+    );
     for (const def of defs) {
       for (const value of Object.values(def.config)) {
         for (const name of placeholders(value)) {
@@ -91,9 +95,23 @@ describe('docker-compose.yml matches the local stack', () => {
     assert.equal(new Set(slots).size, slots.length, 'each connector has its own replication slot');
   });
 
-  it('creates the same databases in the compose PostgreSQL init script', () => {
+  it('creates the same databases in the compose PostgreSQL init script, Debezium only on those with an outbox', () => {
     const init = readFileSync(join(REPO_ROOT, 'infra', 'docker', 'postgres-init.sh'), 'utf8');
-    const listed = /for db in ([a-z_ ]+); do/.exec(init)?.[1].trim().split(/\s+/) ?? [];
-    assert.deepEqual(listed.sort(), DB_SERVICES.map((s) => s.database).sort());
+    const list = (name: string) =>
+      new RegExp(`^${name}="([a-z_ ]*)"$`, 'm').exec(init)?.[1].trim().split(/\s+/) ?? [];
+    assert.deepEqual(
+      [...list('OUTBOX_DBS'), ...list('PLAIN_DBS')].sort(),
+      DB_SERVICES.map((s) => s.database).sort(),
+    );
+    assert.deepEqual(list('OUTBOX_DBS').sort(), OUTBOX_SERVICES.map((s) => s.database).sort());
+  });
+
+  it('migrates every database of the topology before its app starts', () => {
+    for (const svc of DB_SERVICES) {
+      const migrate = compose.services[`migrate-${svc.name}`];
+      assert.ok(migrate, `compose has no migrate-${svc.name}`);
+      assert.equal(migrate.build?.args?.APP, svc.name);
+      assert.match(String(migrate.environment?.DATABASE_URL), new RegExp(`/${svc.database}$`));
+    }
   });
 });

@@ -2,7 +2,15 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { SAGA_TOPICS, dlqTopic } from '@checkout/contracts';
-import { DB_SERVICES, REPO_ROOT, SERVICES, loadStackConfig, serviceEnv } from '@checkout/local-stack';
+import {
+  DB_SERVICES,
+  OUTBOX_SERVICES,
+  REPO_ROOT,
+  SERVICES,
+  dbEnvPrefix,
+  loadStackConfig,
+  serviceEnv,
+} from '@checkout/local-stack';
 import {
   APP_CONTAINER,
   KAFKA_CLUSTER,
@@ -372,6 +380,31 @@ for (const overlay of OVERLAYS) {
             );
           }
         }
+    });
+
+    it('relays the outbox of every service that has one, and never reads a database without one', () => {
+      const [connect] = ofKind(objects, 'KafkaConnect');
+      const env = (connect.spec as { template: { connectContainer: { env: EnvVar[] } } }).template
+        .connectContainer.env;
+      const relayed = ofKind(objects, 'KafkaConnector').map(
+        (c) => (c.spec as { config: Record<string, string> }).config['database.dbname'],
+      );
+      for (const svc of OUTBOX_SERVICES)
+        assert.ok(
+          relayed.includes(`\${env:${dbEnvPrefix(svc.name)}_NAME}`) &&
+            env.some((e) => e.name === `${dbEnvPrefix(svc.name)}_NAME`),
+          `${svc.name}: a KafkaConnector relays its outbox`,
+        );
+      for (const svc of DB_SERVICES.filter((s) => !s.outbox)) {
+        assert.ok(
+          !env.some((e) => e.name.startsWith(`${dbEnvPrefix(svc.name)}_`)),
+          `${svc.name} publishes nothing: Connect must not know its database`,
+        );
+        assert.ok(
+          deployments.some((d) => d.metadata.name === svc.name),
+          `${svc.name} runs (with its own database) although it has no connector`,
+        );
+      }
     });
   });
 }
