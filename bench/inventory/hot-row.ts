@@ -1,47 +1,70 @@
 import { execFileSync } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Pool } from 'pg';
 import { DataSource, EntityManager } from 'typeorm';
-import { OutboxWriter } from '@checkout/messaging';
+import { SagaEvent, validateEvent } from '@checkout/contracts';
+import { Logger, OutboxWriter } from '@checkout/messaging';
 import { loadStackConfig, orderCreatedPayload, scratchDatabase } from '@checkout/testing';
 import { percentile, report } from '../report';
 
 /**
- * Hot-row reservation throughput on one SKU: our ReserveStock path, the bare conditional UPDATE, the seed's
- * buggy read-check-write, SELECT ... FOR UPDATE, a batched variant (one statement for many orders), and raw
- * pgbench running the single-row conditional UPDATE on the same PostgreSQL as the physical reference.
- * Usage: node bench/dist/inventory/hot-row.js [seconds per variant, default 8] [clients, default 50]
+ * Hot-row reservation throughput on one SKU, every variant as a ratio to raw pgbench (the single-row
+ * conditional UPDATE, same PostgreSQL, same run):
+ * - the service path: the batched order.created consumer's apply (inbox rows + ReserveStockBatch + one outbox
+ *   event per order, one transaction per chunk), fed like Kafka feeds it: 3 partitions, each worker taking up
+ *   to BATCH pending events at a time. Kafka's own fetch latency is not included.
+ * - the previous service path: one order per transaction (inbox row + ReserveStock), 3 partitions;
+ * - ReserveStock from 50 clients, the bare conditional UPDATE, the seed's buggy read-check-write,
+ *   SELECT ... FOR UPDATE, and a hand-written batch (no inbox, no envelope: an upper bound, not the service).
+ * Usage: node bench/dist/inventory/hot-row.js [seconds per variant, default 8] [clients, default 50] [batch, default 100]
  */
 
 const REPO = resolve(__dirname, '..', '..', '..');
-// apps/inventory is not a reference of the bench project: its compiled commands are loaded at run time.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const inventory = require(join(REPO, 'apps/inventory/dist/src/reservation/commands')) as {
+// apps/inventory is not a reference of the bench project: its compiled code is loaded at run time.
+/* eslint-disable @typescript-eslint/no-require-imports */
+type OrderPayload = ReturnType<typeof orderCreatedPayload>;
+interface ReserveInput {
+  tenantId: string;
+  order: OrderPayload;
+  cause?: SagaEvent;
+}
+const commands = require(join(REPO, 'apps/inventory/dist/src/reservation/commands')) as {
   ReserveStock: new (
     outbox: OutboxWriter,
     o: { ttlSeconds: number },
-  ) => {
-    execute(
-      tx: EntityManager,
-      input: { tenantId: string; order: ReturnType<typeof orderCreatedPayload> },
-    ): Promise<{ outcome: string }>;
-  };
-  SetStock: new () => {
+  ) => { execute(tx: EntityManager, input: ReserveInput): Promise<{ outcome: string }> };
+  ReserveStockBatch: new (outbox: OutboxWriter, o: { ttlSeconds: number }) => object;
+  SetStock: new (outbox: OutboxWriter) => {
     execute(tx: EntityManager, input: { tenantId: string; sku: string; available: number }): Promise<unknown>;
   };
 };
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { BatchEventConsumer } = require(
+  join(REPO, 'apps/inventory/dist/src/reservation/consumers/batch-event-consumer'),
+) as {
+  BatchEventConsumer: new (options: Record<string, unknown>) => {
+    apply(events: SagaEvent<'order.created'>[]): Promise<{ applied: number; duplicates: number }>;
+  };
+};
+const { onOrderCreated } = require(
+  join(REPO, 'apps/inventory/dist/src/reservation/consumers/order-created.consumer'),
+) as {
+  onOrderCreated: (tenants: { get(id: string): unknown }, reserve: object) => unknown;
+};
 const { MIGRATIONS } = require(join(REPO, 'apps/inventory/dist/src/migrations')) as {
   MIGRATIONS: (new () => object)[];
 };
+/* eslint-enable @typescript-eslint/no-require-imports */
 
 const SECONDS = Number(process.argv[2] ?? 8);
 const CLIENTS = Number(process.argv[3] ?? 50);
+const BATCH = Number(process.argv[4] ?? 100);
+const PARTITIONS = 3;
 const TENANT = 'bench';
 const BIG = 50_000_000;
+const quiet: Logger = { info: () => undefined, warn: () => undefined, error: (o, m) => console.error(m, o) };
 
 type Attempt = () => Promise<boolean>;
 interface Run {
@@ -49,9 +72,10 @@ interface Run {
   ok: number;
   seconds: number;
   latencies: number[];
+  cpuMs: number;
 }
 
-/** Runs `clients` loops of attempt() for `seconds` (or until `total` attempts were made). */
+/** Runs `clients` closed loops of attempt() for `seconds` (or until `total` attempts were made). */
 async function drive(
   attempt: Attempt,
   clients: number,
@@ -60,6 +84,7 @@ async function drive(
   const latencies: number[] = [];
   let ok = 0;
   let started = 0;
+  const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   const end = t0 + seconds * 1000;
   await Promise.all(
@@ -72,7 +97,74 @@ async function drive(
       }
     }),
   );
-  return { ops: latencies.length, ok, seconds: (performance.now() - t0) / 1000, latencies };
+  const cpu = process.cpuUsage(cpu0);
+  return {
+    ops: latencies.length,
+    ok,
+    seconds: (performance.now() - t0) / 1000,
+    latencies,
+    cpuMs: (cpu.user + cpu.system) / 1000,
+  };
+}
+
+const orderFor = (sku: string): OrderPayload =>
+  orderCreatedPayload({ lines: [{ sku, quantity: 1, unitPrice: 1, discount: 0, lineTotal: 1 }] });
+
+const eventFor = (order: OrderPayload): SagaEvent<'order.created'> =>
+  validateEvent({
+    eventId: randomUUID(),
+    type: 'order.created',
+    version: 1,
+    occurredAt: new Date().toISOString(),
+    tenantId: TENANT,
+    sagaId: order.orderId,
+    correlationId: order.orderId,
+    causationId: null,
+    traceparent: null,
+    sequence: 1,
+    payload: order,
+  }) as SagaEvent<'order.created'>;
+
+/** Kafka's partitioner in spirit: the order id decides the partition, so one order's events stay in order. */
+const partitionOf = (orderId: string) => createHash('md5').update(orderId).digest()[0] % PARTITIONS;
+
+/**
+ * Feeds events to per-partition workers the way the consumer gets them: each worker applies everything
+ * pending on its partition (up to `batch`) in one call and settles those events when it returns.
+ */
+function partitionedFeed(
+  apply: (events: SagaEvent<'order.created'>[]) => Promise<unknown>,
+  batch: number,
+): { attempt: (sku: string) => Attempt } {
+  const pending: { event: SagaEvent<'order.created'>; done: (ok: boolean) => void }[][] = Array.from(
+    { length: PARTITIONS },
+    () => [],
+  );
+  const busy = new Array<boolean>(PARTITIONS).fill(false);
+  const pump = async (p: number): Promise<void> => {
+    if (busy[p] || pending[p].length === 0) return;
+    busy[p] = true;
+    const chunk = pending[p].splice(0, batch);
+    try {
+      await apply(chunk.map((c) => c.event));
+      chunk.forEach((c) => c.done(true));
+    } catch (error) {
+      console.error(error);
+      chunk.forEach((c) => c.done(false));
+    } finally {
+      busy[p] = false;
+      void pump(p);
+    }
+  };
+  return {
+    attempt: (sku) => () =>
+      new Promise<boolean>((done) => {
+        const event = eventFor(orderFor(sku));
+        const p = partitionOf(event.payload.orderId);
+        pending[p].push({ event, done });
+        void pump(p);
+      }),
+  };
 }
 
 async function main(): Promise<void> {
@@ -88,9 +180,33 @@ async function main(): Promise<void> {
     max: CLIENTS,
   });
   const outbox = new OutboxWriter('inventory');
-  const reserve = new inventory.ReserveStock(outbox, { ttlSeconds: 600 });
+  const reserve = new commands.ReserveStock(outbox, { ttlSeconds: 600 });
+  const tenants = { get: (id: string) => (id === TENANT ? { id } : undefined) };
+  const consumer = new BatchEventConsumer({
+    topic: 'order.created',
+    groupId: 'bench',
+    inboxName: 'inventory',
+    brokers: ['127.0.0.1:1'], // never connected: apply() is the consumer's database path
+    dataSource: ds,
+    batchSize: BATCH,
+    logger: quiet,
+    handler: onOrderCreated(tenants, new commands.ReserveStockBatch(outbox, { ttlSeconds: 600 })),
+  });
+  // The previous service path: EventConsumer's inbox transaction around ReserveStock, one event per transaction.
+  const perEvent = async (events: SagaEvent<'order.created'>[]) => {
+    for (const event of events) {
+      await ds.transaction(async (tx) => {
+        await tx.query(
+          `INSERT INTO inbox (consumer, event_id, type, tenant_id, saga_id) VALUES ('inventory-single', $1, $2, $3, $4)
+           ON CONFLICT DO NOTHING RETURNING 1`,
+          [event.eventId, event.type, event.tenantId, event.sagaId],
+        );
+        await reserve.execute(tx, { tenantId: TENANT, order: event.payload, cause: event });
+      });
+    }
+  };
   const setStock = async (sku: string, available: number) =>
-    ds.transaction((tx) => new inventory.SetStock().execute(tx, { tenantId: TENANT, sku, available }));
+    ds.transaction((tx) => new commands.SetStock(outbox).execute(tx, { tenantId: TENANT, sku, available }));
   const stockOf = async (sku: string) =>
     (
       await pool.query('SELECT available, reserved FROM stock WHERE tenant_id = $1 AND sku = $2', [
@@ -98,98 +214,146 @@ async function main(): Promise<void> {
         sku,
       ])
     ).rows[0];
-
-  const variants: Record<string, (sku: string) => Attempt> = {
-    'ReserveStock (our path: txn, reservation row, outbox, conditional UPDATE)': (sku) => async () =>
-      (
-        await ds.transaction((tx) =>
-          reserve.execute(tx, {
-            tenantId: TENANT,
-            order: orderCreatedPayload({
-              lines: [{ sku, quantity: 1, unitPrice: 1, discount: 0, lineTotal: 1 }],
-            }),
-          }),
-        )
-      ).outcome === 'reserved',
-    'conditional UPDATE alone (autocommit)': (sku) => async () =>
+  const heldOf = async (sku: string) =>
+    Number(
       (
         await pool.query(
-          `UPDATE stock SET available = available - 1, reserved = reserved + 1 WHERE tenant_id = $1 AND sku = $2 AND available >= 1`,
+          `SELECT count(*) AS n FROM reservation WHERE tenant_id = $1 AND sku = $2 AND status = 'held'`,
           [TENANT, sku],
         )
-      ).rowCount === 1,
-    'buggy read-check-write (absolute value)': (sku) => async () => {
-      const { rows } = await pool.query('SELECT available FROM stock WHERE tenant_id = $1 AND sku = $2', [
-        TENANT,
-        sku,
-      ]);
-      if (rows[0].available < 1) return false;
-      await pool.query(
-        'UPDATE stock SET available = $3, reserved = reserved + 1 WHERE tenant_id = $1 AND sku = $2',
-        [TENANT, sku, rows[0].available - 1],
-      );
-      return true;
-    },
-    'SELECT ... FOR UPDATE then UPDATE': (sku) => async () => {
-      const c = await pool.connect();
-      try {
-        await c.query('BEGIN');
-        const { rows } = await c.query(
-          'SELECT available FROM stock WHERE tenant_id = $1 AND sku = $2 FOR UPDATE',
-          [TENANT, sku],
-        );
-        if (rows[0].available < 1) {
-          await c.query('ROLLBACK');
-          return false;
-        }
-        await c.query(
-          'UPDATE stock SET available = available - 1, reserved = reserved + 1 WHERE tenant_id = $1 AND sku = $2',
-          [TENANT, sku],
-        );
-        await c.query('COMMIT');
-        return true;
-      } finally {
-        c.release();
-      }
-    },
-    'batched: one statement for many orders (+ rows, outbox)': (sku) => batcher(pool, sku),
-  };
+      ).rows[0].n,
+    );
 
-  variants['ReserveStock with 3 clients (the consumer: 3 partitions at once)'] =
-    variants[Object.keys(variants)[0]];
-  const clientsOf = (name: string) => (name.includes('3 clients') ? 3 : CLIENTS);
+  interface Variant {
+    name: string;
+    clients: number;
+    /** A fresh attempt factory per SKU (feeds keep per-run queues). */
+    make: () => (sku: string) => Attempt;
+    /** Whether an attempt's `true` means a reservation (feeds only say "applied"). */
+    countFromDb?: boolean;
+  }
+  const variants: Variant[] = [
+    {
+      name: `service path: batched order.created consumer (inbox + ReserveStockBatch + outbox), ${PARTITIONS} partitions, batch <= ${BATCH}, ${CLIENTS} in flight`,
+      clients: CLIENTS,
+      make: () => partitionedFeed((e) => consumer.apply(e), BATCH).attempt,
+      countFromDb: true,
+    },
+    {
+      name: `service path, backlog: same, ${CLIENTS * 10} in flight (a flash sale's queue)`,
+      clients: CLIENTS * 10,
+      make: () => partitionedFeed((e) => consumer.apply(e), BATCH).attempt,
+      countFromDb: true,
+    },
+    {
+      name: `previous service path: one order per transaction (inbox + ReserveStock), ${PARTITIONS} partitions`,
+      clients: CLIENTS,
+      make: () => partitionedFeed(perEvent, 1).attempt,
+      countFromDb: true,
+    },
+    {
+      name: `ReserveStock, one order per transaction, ${CLIENTS} clients`,
+      clients: CLIENTS,
+      make: () => (sku) => async () =>
+        (await ds.transaction((tx) => reserve.execute(tx, { tenantId: TENANT, order: orderFor(sku) })))
+          .outcome === 'reserved',
+    },
+    {
+      name: 'conditional UPDATE alone (autocommit)',
+      clients: CLIENTS,
+      make: () => (sku) => async () =>
+        (
+          await pool.query(
+            `UPDATE stock SET available = available - 1, reserved = reserved + 1 WHERE tenant_id = $1 AND sku = $2 AND available >= 1`,
+            [TENANT, sku],
+          )
+        ).rowCount === 1,
+    },
+    {
+      name: 'buggy read-check-write (absolute value)',
+      clients: CLIENTS,
+      make: () => (sku) => async () => {
+        const { rows } = await pool.query('SELECT available FROM stock WHERE tenant_id = $1 AND sku = $2', [
+          TENANT,
+          sku,
+        ]);
+        if (rows[0].available < 1) return false;
+        await pool.query(
+          'UPDATE stock SET available = $3, reserved = reserved + 1 WHERE tenant_id = $1 AND sku = $2',
+          [TENANT, sku, rows[0].available - 1],
+        );
+        return true;
+      },
+    },
+    {
+      name: 'SELECT ... FOR UPDATE then UPDATE',
+      clients: CLIENTS,
+      make: () => (sku) => async () => {
+        const c = await pool.connect();
+        try {
+          await c.query('BEGIN');
+          const { rows } = await c.query(
+            'SELECT available FROM stock WHERE tenant_id = $1 AND sku = $2 FOR UPDATE',
+            [TENANT, sku],
+          );
+          if (rows[0].available < 1) {
+            await c.query('ROLLBACK');
+            return false;
+          }
+          await c.query(
+            'UPDATE stock SET available = available - 1, reserved = reserved + 1 WHERE tenant_id = $1 AND sku = $2',
+            [TENANT, sku],
+          );
+          await c.query('COMMIT');
+          return true;
+        } finally {
+          c.release();
+        }
+      },
+    },
+    {
+      name: 'hand-written batch SQL, no inbox or envelope (upper bound, not the service)',
+      clients: CLIENTS,
+      make: () => (sku) => batcher(pool, sku),
+    },
+  ];
+
   const rows: Record<string, unknown>[] = [];
   // The reference is measured before and after the variants; the ratio uses the mean (a shared machine drifts).
   const pgBefore = pgbench(config, scratch.name, await freshSku(setStock, BIG));
-  const pg = { ...pgBefore };
-  for (const [name, make] of Object.entries(variants)) {
+  for (const v of variants) {
     const sku = await freshSku(setStock, BIG);
-    const run = await drive(make(sku), clientsOf(name));
+    const run = await drive(v.make()(sku), v.clients);
+    const reserved = v.countFromDb ? await heldOf(sku) : run.ok;
     // correctness: 540 attempts for 500 units
     const scarce = await freshSku(setStock, 500);
-    const sell = await drive(make(scarce), clientsOf(name), { seconds: 600, total: 540 });
+    const sell = await drive(v.make()(scarce), Math.min(v.clients, 540), { seconds: 600, total: 540 });
+    const sold = v.countFromDb ? await heldOf(scarce) : sell.ok;
     const after = await stockOf(scarce);
     rows.push({
-      variant: name,
-      'reservations/s': Math.round(run.ok / run.seconds),
+      variant: v.name,
+      'reservations/s': Math.round(reserved / run.seconds),
       'p50 ms': round(percentile(run.latencies, 50)),
       'p99 ms': round(percentile(run.latencies, 99)),
       'x pgbench': 0,
-      'sold of 500 (540 tried)': sell.ok,
-      oversold: Math.max(0, sell.ok - 500),
+      'node CPU ms/reservation': round(run.cpuMs / Math.max(1, reserved)),
+      'sold of 500 (540 tried)': sold,
+      // units handed out beyond the 500 there were: by the callers' count or by the counter, whichever says more
+      oversold: Math.max(0, sold - 500, after.reserved - 500),
       'stock after': `${after.available}/${after.reserved}`,
     });
-    console.log(`${name}: ${Math.round(run.ok / run.seconds)}/s`);
+    console.log(`${v.name}: ${Math.round(reserved / run.seconds)}/s`);
   }
   const pgAfter = pgbench(config, scratch.name, await freshSku(setStock, BIG));
-  pg.tps = (pgBefore.tps + pgAfter.tps) / 2;
+  const pg = { ...pgBefore, tps: (pgBefore.tps + pgAfter.tps) / 2 };
   for (const row of rows) row['x pgbench'] = round((row['reservations/s'] as number) / pg.tps);
   rows.push({
-    variant: `pgbench ${pg.version}: single-row conditional UPDATE (reference, mean of ${Math.round(pgBefore.tps)} and ${Math.round(pgAfter.tps)})`,
+    variant: `pgbench ${pg.version}: single-row conditional UPDATE, ${CLIENTS} clients (reference, mean of ${Math.round(pgBefore.tps)} and ${Math.round(pgAfter.tps)})`,
     'reservations/s': Math.round(pg.tps),
     'p50 ms': round(pg.p50),
     'p99 ms': round(pg.p99),
     'x pgbench': 1,
+    'node CPU ms/reservation': 'n/a',
     'sold of 500 (540 tried)': 'n/a',
     oversold: 'n/a',
     'stock after': 'n/a',
@@ -198,6 +362,8 @@ async function main(): Promise<void> {
   report('inventory-hot-row', rows, {
     seconds: SECONDS,
     clients: CLIENTS,
+    batch: BATCH,
+    partitions: PARTITIONS,
     pgbench: pg.version,
     loadavg: load,
   });
@@ -215,7 +381,6 @@ async function freshSku(
   await setStock(sku, available);
   return sku;
 }
-
 /**
  * Batches concurrent reservations of one hot SKU: while one batch is in its transaction the next requests
  * queue; the next batch takes up to 200 of them with one stock statement, one reservation insert and one

@@ -47,7 +47,7 @@ export async function givenStock(
   }: { tenantId?: string; allowBackorder?: boolean; reservationTtlSeconds?: number } = {},
 ): Promise<void> {
   await inTx(ds, (tx) =>
-    new SetStock().execute(tx, { tenantId, sku, available, allowBackorder, reservationTtlSeconds }),
+    new SetStock(outbox).execute(tx, { tenantId, sku, available, allowBackorder, reservationTtlSeconds }),
   );
 }
 

@@ -2,6 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
 import { OutboxWriter } from '@checkout/messaging';
+import { activeTraceparent } from '@checkout/tracing';
 import {
   ConsumerHost,
   EVENT_HANDLERS,
@@ -20,6 +21,7 @@ import {
   SetStock,
 } from './commands';
 import { OrderCreatedConsumerHost } from './consumers/order-created.host';
+import { OutboxBatchWriter } from './database/outbox-batch.writer';
 import { inventoryHandlers } from './consumers/inventory.handlers';
 import { StockController } from './http/stock.controller';
 import { INVENTORY_CONFIG } from './inventory.tokens';
@@ -38,7 +40,10 @@ export class ReservationModule {
         {
           provide: ReserveStockBatch,
           useFactory: (outbox: OutboxWriter) =>
-            new ReserveStockBatch(outbox, { ttlSeconds: config.INVENTORY_RESERVATION_TTL_SECONDS }),
+            new ReserveStockBatch(outbox, {
+              ttlSeconds: config.INVENTORY_RESERVATION_TTL_SECONDS,
+              events: new OutboxBatchWriter('inventory', activeTraceparent),
+            }),
           inject: [OUTBOX_WRITER],
         },
         {
@@ -57,7 +62,11 @@ export class ReservationModule {
           inject: [OUTBOX_WRITER],
         },
         { provide: ReturnSoldStock, useValue: new ReturnSoldStock() },
-        { provide: SetStock, useValue: new SetStock() },
+        {
+          provide: SetStock,
+          useFactory: (outbox: OutboxWriter) => new SetStock(outbox),
+          inject: [OUTBOX_WRITER],
+        },
         { provide: RepairDrift, useValue: new RepairDrift() },
         {
           provide: InventoryMetrics,

@@ -5,3 +5,4 @@ export * from './commit-stock/commit-stock.handler';
 export * from './return-sold-stock/return-sold-stock.handler';
 export * from './set-stock/set-stock.handler';
 export * from './repair-drift/repair-drift.handler';
+export * from './fill-backorders/fill-backorders.handler';

@@ -30,6 +30,8 @@ export interface BatchEventConsumerOptions<T extends EventType> {
   maxAttempts?: number;
   backoff?: { initialMs: number; maxMs: number };
   partitionsConsumedConcurrently?: number;
+  /** Runs each chunk's transaction inside a context (e.g. the trace of a chunk's only event). */
+  around?: <R>(events: SagaEvent<T>[], fn: () => Promise<R>) => Promise<R>;
 }
 
 const headerText = (headers: IHeaders | undefined, name: string): string | undefined => {
@@ -164,25 +166,27 @@ export class BatchEventConsumer<T extends EventType> {
 
   /** Inbox rows and the handler in one transaction; events already in the inbox (or twice in the chunk) are skipped. */
   async apply(events: SagaEvent<T>[]): Promise<{ applied: number; duplicates: number }> {
-    const fresh = await this.options.dataSource.transaction(async (tx) => {
-      const inserted: { event_id: string }[] = await tx.query(
-        `INSERT INTO inbox (consumer, event_id, type, tenant_id, saga_id)
+    const run = () =>
+      this.options.dataSource.transaction(async (tx) => {
+        const inserted: { event_id: string }[] = await tx.query(
+          `INSERT INTO inbox (consumer, event_id, type, tenant_id, saga_id)
          SELECT $1, e.id, e.type, e.tenant_id, e.saga_id
            FROM unnest($2::uuid[], $3::text[], $4::text[], $5::uuid[]) AS e(id, type, tenant_id, saga_id)
          ON CONFLICT DO NOTHING RETURNING event_id`,
-        [
-          this.options.inboxName,
-          events.map((e) => e.eventId),
-          events.map((e) => e.type),
-          events.map((e) => e.tenantId),
-          events.map((e) => e.sagaId),
-        ],
-      );
-      const isNew = new Set(inserted.map((r) => r.event_id));
-      const toApply = events.filter((e) => isNew.delete(e.eventId.toLowerCase()));
-      if (toApply.length > 0) await this.options.handler(toApply, tx);
-      return toApply;
-    });
+          [
+            this.options.inboxName,
+            events.map((e) => e.eventId),
+            events.map((e) => e.type),
+            events.map((e) => e.tenantId),
+            events.map((e) => e.sagaId),
+          ],
+        );
+        const isNew = new Set(inserted.map((r) => r.event_id));
+        const toApply = events.filter((e) => isNew.delete(e.eventId.toLowerCase()));
+        if (toApply.length > 0) await this.options.handler(toApply, tx);
+        return toApply;
+      });
+    const fresh = await (this.options.around ? this.options.around(events, run) : run());
     this.count('applied', fresh.length);
     this.count('duplicate', events.length - fresh.length);
     return { applied: fresh.length, duplicates: events.length - fresh.length };

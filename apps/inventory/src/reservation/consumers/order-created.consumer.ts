@@ -1,15 +1,11 @@
-import { BatchEventHandler } from './batch-event-consumer';
 import { TenantRegistry } from '@checkout/service-kit';
-import { AroundOrder, ReserveStockBatch } from '../commands';
+import { ReserveStockBatch } from '../commands';
+import { BatchEventHandler } from './batch-event-consumer';
 import { parkingRuleErrors, requireKnownSaga } from './tenant-check';
 
 /** order.created, a batch at a time -> ReserveStockBatch (one inventory.reserved or .rejected per order). */
 export const onOrderCreated =
-  (
-    tenants: TenantRegistry,
-    reserve: ReserveStockBatch,
-    around?: AroundOrder,
-  ): BatchEventHandler<'order.created'> =>
+  (tenants: TenantRegistry, reserve: ReserveStockBatch): BatchEventHandler<'order.created'> =>
   async (events, tx) => {
     // One event of another tenant or with a wrong saga id fails the chunk; alone, it is parked on the DLQ.
     for (const event of events) requireKnownSaga(tenants, event, event.payload.orderId);
@@ -17,7 +13,6 @@ export const onOrderCreated =
       reserve.execute(
         tx,
         events.map((event) => ({ tenantId: event.tenantId, order: event.payload, cause: event })),
-        around,
       ),
     );
   };

@@ -137,6 +137,18 @@ export async function soldToAvailable(tx: EntityManager, tenantId: string, line:
   );
 }
 
+/** The counters of one SKU as they are now in this transaction. */
+export async function stockRow(tx: EntityManager, tenantId: string, sku: string): Promise<StockRow> {
+  const { rows } = await sql<StockRow>(
+    tx,
+    `SELECT sku, available, reserved, sold, allow_backorder AS "allowBackorder", restocked::int AS restocked,
+            reservation_ttl_seconds AS "reservationTtlSeconds"
+       FROM stock WHERE tenant_id = $1 AND sku = $2`,
+    [tenantId, sku],
+  );
+  return rows[0];
+}
+
 /** Which of these SKUs the tenant stocks, and whether each allows backorder. */
 export async function stockFlags(
   tx: EntityManager,

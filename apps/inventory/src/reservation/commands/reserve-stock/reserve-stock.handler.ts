@@ -1,6 +1,7 @@
 import { EntityManager } from 'typeorm';
-import { OrderCreatedV1, SagaEvent } from '@checkout/contracts';
-import { OutboxWriter } from '@checkout/messaging';
+import { EventType, OrderCreatedV1, SagaEvent } from '@checkout/contracts';
+import { NewEvent, OutboxWriter } from '@checkout/messaging';
+import { OutboxBatchWriter } from '../../database/outbox-batch.writer';
 import { Line, normalizeLines } from '../../domain';
 import { releaseHeld, stockFlags } from '../../database/stock.repository';
 import { BatchDecision, BatchOrder, holdOrders } from '../../database/reserve-batch.repository';
@@ -25,10 +26,9 @@ export type ReserveStockResult =
 export interface ReserveStockOptions {
   /** How long a reservation holds stock before the expiry job may release it, unless its SKU says otherwise. */
   ttlSeconds: number;
+  /** Writes the batch's events in two statements (default: aggregate `inventory`, no active trace). */
+  events?: OutboxBatchWriter;
 }
-
-/** Runs one order's writes inside a context of its own event (the consumer's span for that event). */
-export type AroundOrder = <R>(cause: SagaEvent | undefined, fn: () => Promise<R>) => Promise<R>;
 
 /**
  * ReserveStockBatch: reserves many orders in the caller's one transaction (group commit), each order all
@@ -38,25 +38,28 @@ export type AroundOrder = <R>(cause: SagaEvent | undefined, fn: () => Promise<R>
  * is a duplicate and changes nothing. Results are in input order.
  */
 export class ReserveStockBatch {
+  private readonly events: OutboxBatchWriter;
+
   constructor(
     private readonly outbox: OutboxWriter,
     private readonly options: ReserveStockOptions,
-  ) {}
+  ) {
+    this.events = options.events ?? new OutboxBatchWriter('inventory');
+  }
 
-  async execute(
-    tx: EntityManager,
-    inputs: readonly ReserveStockInput[],
-    around: AroundOrder = (_cause, fn) => fn(),
-  ): Promise<ReserveStockResult[]> {
+  async execute(tx: EntityManager, inputs: readonly ReserveStockInput[]): Promise<ReserveStockResult[]> {
     // A line over the per-order limit is a broken rule for the whole batch: the caller splits and parks it.
     const prepared = inputs.map((input) => ({ ...input, lines: normalizeLines(input.order.lines) }));
     const results: ReserveStockResult[] = new Array(inputs.length);
+    const events: NewEvent<EventType>[] = [];
     // Tenants in a fixed order too: a batch locks one tenant's rows after the other's, like every batch.
     const tenants = [...new Set(prepared.map((p) => p.tenantId))].sort();
     for (const tenantId of tenants) {
       const mine = prepared.map((p, i) => ({ ...p, i })).filter((p) => p.tenantId === tenantId);
-      await this.reserveForTenant(tx, tenantId, mine, results, around);
+      await this.reserveForTenant(tx, tenantId, mine, results, events);
     }
+    // Every order's own event, all in two statements: the stock rows stay locked until the commit that follows.
+    await this.events.appendAll(tx, events);
     return results;
   }
 
@@ -65,7 +68,7 @@ export class ReserveStockBatch {
     tenantId: string,
     inputs: (ReserveStockInput & { lines: Line[]; i: number })[],
     results: ReserveStockResult[],
-    around: AroundOrder,
+    events: NewEvent<EventType>[],
   ): Promise<void> {
     const { rows: existing } = await sql<{ order_id: string }>(
       tx,
@@ -86,8 +89,7 @@ export class ReserveStockBatch {
       }
       seen.add(p.order.orderId);
       const unknown = p.lines.filter((l) => !known.has(l.sku)).map((l) => l.sku);
-      if (unknown.length > 0)
-        results[p.i] = await around(p.cause, () => this.reject(tx, p, unknown, 'unknown_sku'));
+      if (unknown.length > 0) results[p.i] = this.reject(events, p, unknown, 'unknown_sku');
       else candidates.push(p);
     }
 
@@ -115,20 +117,18 @@ export class ReserveStockBatch {
 
     for (const p of candidates) {
       const d = decisions.get(p.order.orderId)!;
-      results[p.i] = await around(p.cause, () =>
-        d.held
-          ? this.accept(tx, p, d.expiresAt!.toISOString())
-          : this.reject(tx, p, d.shortSkus, 'insufficient_stock'),
-      );
+      results[p.i] = d.held
+        ? this.accept(events, p, d.expiresAt!.toISOString())
+        : this.reject(events, p, d.shortSkus, 'insufficient_stock');
     }
   }
 
-  private async accept(
-    tx: EntityManager,
+  private accept(
+    events: NewEvent<EventType>[],
     { tenantId, order, cause, lines }: ReserveStockInput & { lines: Line[] },
     expiresAt: string,
-  ): Promise<ReserveStockResult> {
-    await this.outbox.append(tx, {
+  ): ReserveStockResult {
+    events.push({
       type: 'inventory.reserved',
       tenantId,
       sagaId: order.orderId,
@@ -147,13 +147,13 @@ export class ReserveStockBatch {
     return { outcome: 'reserved', lines, expiresAt };
   }
 
-  private async reject(
-    tx: EntityManager,
+  private reject(
+    events: NewEvent<EventType>[],
     { tenantId, order, cause, lines }: ReserveStockInput & { lines: Line[] },
     shortSkus: string[],
     reason: 'unknown_sku' | 'insufficient_stock',
-  ): Promise<ReserveStockResult> {
-    await this.outbox.append(tx, {
+  ): ReserveStockResult {
+    events.push({
       type: 'inventory.rejected',
       tenantId,
       sagaId: order.orderId,

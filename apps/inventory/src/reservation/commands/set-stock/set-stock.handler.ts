@@ -1,5 +1,7 @@
 import { EntityManager } from 'typeorm';
-import { StockRow, setAvailable } from '../../database/stock.repository';
+import { OutboxWriter } from '@checkout/messaging';
+import { StockRow, setAvailable, stockRow } from '../../database/stock.repository';
+import { FillBackorders, FillBackordersResult } from '../fill-backorders/fill-backorders.handler';
 
 /** Input of SetStock: the admin's count of sellable units on hand. */
 export interface SetStockInput {
@@ -13,14 +15,24 @@ export interface SetStockInput {
   reservationTtlSeconds?: number | null;
 }
 
+/** What SetStock did: the counters after it (backorders filled included) and the restock delta. */
+export type SetStockResult = StockRow & { delta: number; backorders: FillBackordersResult };
+
 /**
  * SetStock (PUT /v1/admin/stock/{sku}): sets available to the counted on-hand units and records the
  * difference to the previous value as a restock (negative for shrinkage), so that
- * initial + restocks = available + reserved + sold keeps holding. Reserved and sold are never touched.
+ * initial + restocks = available + reserved + sold keeps holding. Reserved and sold are never touched,
+ * except that a restock (delta > 0) first fills the SKU's open backorders, oldest first (FillBackorders).
  */
 export class SetStock {
-  async execute(tx: EntityManager, input: SetStockInput): Promise<StockRow & { delta: number }> {
-    return setAvailable(
+  private readonly fill: FillBackorders;
+
+  constructor(outbox: OutboxWriter) {
+    this.fill = new FillBackorders(outbox);
+  }
+
+  async execute(tx: EntityManager, input: SetStockInput): Promise<SetStockResult> {
+    const row = await setAvailable(
       tx,
       input.tenantId,
       input.sku,
@@ -28,5 +40,9 @@ export class SetStock {
       input.allowBackorder,
       input.reservationTtlSeconds,
     );
+    if (row.delta <= 0) return { ...row, backorders: { filled: [], completedOrders: [] } };
+    const backorders = await this.fill.execute(tx, { tenantId: input.tenantId, sku: input.sku });
+    if (backorders.filled.length === 0) return { ...row, backorders };
+    return { ...(await stockRow(tx, input.tenantId, input.sku)), delta: row.delta, backorders };
   }
 }
