@@ -16,7 +16,7 @@ export const PaymentConfigSchema = BaseConfigSchema.extend({
   PAYMENT_BREAKER_THRESHOLD: z.coerce.number().int().min(1).default(5),
   /** How long an open breaker waits before letting one request through. */
   PAYMENT_BREAKER_HALF_OPEN_MS: ms(5_000),
-  /** How often the charge worker looks for new attempts (it is also woken by the consumer). */
+  /** How often the charge worker looks for new attempts (recorded by the inventory.reserved consumer). */
   PAYMENT_CHARGE_POLL_MS: z.coerce.number().int().min(10).default(200),
   /** PSP charge requests in flight at once. */
   PAYMENT_CHARGE_CONCURRENCY: z.coerce.number().int().min(1).max(500).default(32),

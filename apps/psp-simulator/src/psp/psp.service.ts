@@ -132,10 +132,10 @@ export class PspService implements OnApplicationShutdown {
     work: () => Idempotent<T>,
   ): Promise<Idempotent<T>> {
     const { latencyMs, jitterMs } = this.knobs;
-    const fault = this.faults.find(
-      (f) => f.reference === reference && f.operation === operation && f.times > 0,
-    );
-    if (fault) fault.times -= 1;
+    const at = this.faults.findIndex((f) => f.reference === reference && f.operation === operation);
+    const fault = at >= 0 ? this.faults[at] : undefined;
+    // A used-up fault is forgotten: benchmarks script one per request and the list must not grow.
+    if (fault && --fault.times === 0) this.faults.splice(at, 1);
     const delay = latencyMs + (jitterMs > 0 ? Math.random() * jitterMs : 0) + (fault?.delayMs ?? 0);
     if (delay > 0) await this.sleep(delay);
     const failure = (mode: Fault['mode']): number | null => {

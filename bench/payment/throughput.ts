@@ -1,0 +1,230 @@
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { loadStackConfig, stackKafka } from '@checkout/local-stack';
+import { OutboxWriter } from '@checkout/messaging';
+import { serviceDataSource } from '@checkout/testing';
+import { percentile, report } from '../report';
+
+/**
+ * Charges per second through the payment service with the PSP simulator at a fixed latency, and the time from
+ * PSP success to `payment.succeeded` on Kafka, against the simulator's own response time measured in the same
+ * run as the floor.
+ *
+ * The shared simulator's knobs are left alone: every charge of the run gets a scripted delay-only fault for its
+ * own reference (`POST /v1/_admin/faults {status: null, delayMs}`), so only this run's requests are slowed.
+ * - floor: the simulator alone, `POST /v1/charges` from here at the service's charge concurrency (tok_decline:
+ *   the same work for the PSP, and a declined charge is no orphan for the payment service to refund).
+ * - service: `inventory.reserved` events committed through the inventory outbox (as the payment specs do), the
+ *   payment service charges them (tok_success) and publishes `payment.succeeded`, read here from Kafka.
+ * The floor is measured before and after the service phase (a shared machine drifts); the ratios use the mean.
+ * Side effects on the shared stack: the payment attempts stay in payment_svc, and inventory parks each
+ * `payment.succeeded` of an order it never reserved on its DLQ, as it does for the payment specs.
+ * Usage: node bench/dist/payment/throughput.js [charges, default 300] [PSP latency ms, default 50]
+ *        [concurrency of the floor, default 32 = PAYMENT_CHARGE_CONCURRENCY's default]
+ */
+
+const CHARGES = Number(process.argv[2] ?? 300);
+const LATENCY_MS = Number(process.argv[3] ?? 50);
+const CONCURRENCY = Number(process.argv[4] ?? 32);
+// The dev tenant every service seeds (libs/service-kit DEV_TENANTS): its PSP account is its secret key here.
+const TENANT = 'acme';
+const PSP_ACCOUNT = 'acct_acme';
+
+const config = loadStackConfig();
+const PSP = `http://127.0.0.1:${config.servicePorts['psp-simulator']}`;
+
+async function pspJson<T>(path: string, init?: RequestInit): Promise<T> {
+  const res = await fetch(`${PSP}${path}`, init);
+  if (!res.ok) throw new Error(`PSP ${init?.method ?? 'GET'} ${path} answered ${res.status}`);
+  return (await res.json()) as T;
+}
+
+/** Slows the next charge of one reference by the run's latency, for this request only. */
+const delayCharge = (reference: string) =>
+  pspJson('/v1/_admin/faults', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ reference, operation: 'charge', status: null, delayMs: LATENCY_MS, times: 1 }),
+  });
+
+/** The floor: CHARGES direct charges at CONCURRENCY; each response time and the rate. */
+async function simulatorAlone(): Promise<{ latencies: number[]; rate: number }> {
+  const references = Array.from({ length: CHARGES }, () => `bench-floor-${randomUUID()}`);
+  for (const r of references) await delayCharge(r);
+  const latencies: number[] = [];
+  let next = 0;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < references.length) {
+        const reference = references[next++];
+        const s = performance.now();
+        const res = await fetch(`${PSP}/v1/charges`, {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${PSP_ACCOUNT}`,
+            'content-type': 'application/json',
+            'idempotency-key': reference,
+          },
+          body: JSON.stringify({ amount: 1000, currency: 'VND', token: 'tok_decline', reference }),
+        });
+        await res.arrayBuffer();
+        if (res.status !== 201) throw new Error(`direct charge answered ${res.status}`);
+        latencies.push(performance.now() - s);
+      }
+    }),
+  );
+  return { latencies, rate: CHARGES / ((performance.now() - t0) / 1000) };
+}
+
+interface Seen {
+  at: number;
+  occurredAt: number;
+}
+
+async function main(): Promise<void> {
+  const knobs = await pspJson<{ latencyMs: number; jitterMs: number; errorRate: number }>('/v1/_admin/knobs');
+  if (knobs.latencyMs || knobs.jitterMs || knobs.errorRate)
+    console.warn(
+      `the shared simulator's knobs are not neutral (${JSON.stringify(knobs)}): figures include them`,
+    );
+
+  const seen = new Map<string, Seen>();
+  const consumer = stackKafka(config, 'bench-payment').consumer({
+    groupId: `bench-payment-${randomUUID()}`,
+    maxWaitTimeInMs: 50,
+  });
+  await consumer.connect();
+  // Only what is produced from now on: the topic holds every earlier run and spec.
+  await consumer.subscribe({ topics: ['payment.succeeded'], fromBeginning: false });
+  let assigned = false;
+  consumer.on(consumer.events.GROUP_JOIN, () => (assigned = true));
+  await consumer.run({
+    eachMessage: async ({ message }) => {
+      const at = Date.now();
+      const key = message.key?.toString();
+      if (!key || seen.has(key)) return;
+      const envelope = JSON.parse(message.value?.toString() ?? '{}') as { occurredAt?: string };
+      seen.set(key, { at, occurredAt: Date.parse(envelope.occurredAt ?? '') });
+    },
+  });
+  const deadline = Date.now() + 30_000;
+  while (!assigned && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  if (!assigned) throw new Error('the bench consumer did not join its group within 30 s');
+
+  console.log(`floor: ${CHARGES} direct charges at ${LATENCY_MS} ms, concurrency ${CONCURRENCY}`);
+  const floorBefore = await simulatorAlone();
+
+  console.log(`service: ${CHARGES} inventory.reserved -> payment.succeeded`);
+  const inventory = await serviceDataSource('inventory_svc', 2);
+  const writer = new OutboxWriter('inventory');
+  const orders = Array.from({ length: CHARGES }, () => randomUUID());
+  for (const orderId of orders) await delayCharge(orderId);
+  const committed = new Map<string, number>();
+  // Committed in batches of 25, as fast as this process can: the service's pace is what is measured.
+  for (let i = 0; i < orders.length; i += 25) {
+    const batch = orders.slice(i, i + 25);
+    await inventory.transaction(async (tx) => {
+      for (const orderId of batch)
+        await writer.append(tx, {
+          type: 'inventory.reserved',
+          tenantId: TENANT,
+          sagaId: orderId,
+          payload: {
+            orderId,
+            lines: [{ sku: 'BENCH-PAY', quantity: 1 }],
+            expiresAt: new Date(Date.now() + 600_000).toISOString(),
+            customerId: 'bench',
+            amount: 50_000,
+            currency: 'VND',
+            paymentToken: 'tok_success',
+          },
+        });
+    });
+    const at = Date.now();
+    for (const orderId of batch) committed.set(orderId, at);
+  }
+  const firstCommit = Math.min(...committed.values());
+  const doneBy = Date.now() + 120_000 + CHARGES * 100;
+  while (orders.some((o) => !seen.has(o)) && Date.now() < doneBy)
+    await new Promise((r) => setTimeout(r, 100));
+  const missing = orders.filter((o) => !seen.has(o));
+  if (missing.length) throw new Error(`${missing.length} orders never reached payment.succeeded`);
+  await inventory.destroy();
+
+  // When the PSP made each charge (it succeeds as it is created), from its own ledger.
+  const created = new Map<string, number>();
+  for (const orderId of orders) {
+    const l = await pspJson<{ charges: { createdAt: string; status: string }[] }>(
+      `/v1/_ledger?reference=${orderId}`,
+    );
+    if (l.charges.length !== 1 || l.charges[0].status !== 'succeeded')
+      throw new Error(`order ${orderId}: ${l.charges.length} charges at the PSP`);
+    created.set(orderId, Date.parse(l.charges[0].createdAt));
+  }
+
+  // When the payment consumer recorded each attempt: splits the pipeline into consume and charge.
+  const payment = await serviceDataSource('payment_svc', 1);
+  const attempts: { order_id: string; created_at: Date }[] = await payment.query(
+    `SELECT order_id, created_at FROM payment_attempt WHERE tenant_id = $1 AND order_id = ANY($2::uuid[])`,
+    [TENANT, orders],
+  );
+  await payment.destroy();
+  const recorded = new Map(attempts.map((a) => [a.order_id, a.created_at.getTime()]));
+
+  const floorAfter = await simulatorAlone();
+  await consumer.disconnect();
+
+  const floorLatencies = [...floorBefore.latencies, ...floorAfter.latencies];
+  const floorRate = (floorBefore.rate + floorAfter.rate) / 2;
+  const floorP50 = percentile(floorLatencies, 50);
+  const of = (f: (o: string) => number) => orders.map(f);
+  const endToEnd = of((o) => seen.get(o)!.at - committed.get(o)!);
+  const toAttempt = of((o) => recorded.get(o)! - committed.get(o)!);
+  const toCharge = of((o) => created.get(o)! - recorded.get(o)!);
+  const pspToKafka = of((o) => seen.get(o)!.at - created.get(o)!);
+  const pspToOutbox = of((o) => seen.get(o)!.occurredAt - created.get(o)!);
+  const outboxToKafka = of((o) => seen.get(o)!.at - seen.get(o)!.occurredAt);
+  const charged = [...created.values()];
+  const chargeRate = CHARGES / ((Math.max(...charged) - Math.min(...charged)) / 1000);
+  const endRate = CHARGES / ((Math.max(...of((o) => seen.get(o)!.at)) - firstCommit) / 1000);
+
+  const round = (n: number) => Math.round(n * 10) / 10;
+  const row = (path: string, xs: number[] | null, rate: number | null) => ({
+    path,
+    n: xs?.length ?? CHARGES,
+    'charges/s': rate === null ? 'n/a' : round(rate),
+    'x floor rate': rate === null ? 'n/a' : round(rate / floorRate),
+    'p50 ms': xs ? round(percentile(xs, 50)) : 'n/a',
+    'p99 ms': xs ? round(percentile(xs, 99)) : 'n/a',
+    'x floor p50': xs ? round(percentile(xs, 50) / floorP50) : 'n/a',
+  });
+  const rows = [
+    row(
+      `floor: simulator alone, POST /v1/charges at ${LATENCY_MS} ms (mean of before/after)`,
+      floorLatencies,
+      floorRate,
+    ),
+    row('service: charges made at the PSP, first to last', null, chargeRate),
+    row('service: inventory.reserved committed -> payment.succeeded on Kafka', endToEnd, endRate),
+    row('  of which committed -> attempt recorded (payment consumer)', toAttempt, null),
+    row('  of which attempt recorded -> charge made at the PSP (worker + PSP)', toCharge, null),
+    row('PSP success -> payment.succeeded on Kafka', pspToKafka, null),
+    row('  of which PSP success -> outbox row (payment service)', pspToOutbox, null),
+    row('  of which outbox row -> Kafka consumer (Debezium relay)', outboxToKafka, null),
+  ];
+  const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+  report('payment-throughput', rows, {
+    charges: CHARGES,
+    pspLatencyMs: LATENCY_MS,
+    floorConcurrency: CONCURRENCY,
+    floorRates: { before: round(floorBefore.rate), after: round(floorAfter.rate) },
+    sharedKnobs: knobs,
+    loadavg: load,
+  });
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});
