@@ -224,8 +224,8 @@ export const LedgerView = z.object({
   events: z.array(
     z.object({
       id: z.string(),
-      type: z.enum(['charge.succeeded', 'charge.failed']),
-      data: z.object({ object: LedgerCharge }),
+      type: z.string().regex(/^(charge|refund)\.[a-z_]+$/),
+      data: z.object({ object: z.looseObject({ id: z.string(), reference: z.string() }) }),
     }),
   ),
   deliveries: z.array(
@@ -281,8 +281,11 @@ export async function request(
   let res: Response | undefined;
   for (let attempt = 1; !res; attempt += 1) {
     res = await send().catch((error: unknown) => {
-      if (attempt >= 3) throw error;
-      return undefined;
+      if (attempt < 3) return undefined;
+      const cause = (error as { cause?: unknown }).cause;
+      throw new Error(`${method} ${target}: ${String(error)}${cause ? ` (${String(cause)})` : ''}`, {
+        cause: error,
+      });
     });
   }
   const text = await res.text();
