@@ -106,6 +106,15 @@ describe('ReserveStockBatch and the batched order.created consumer (group commit
       ['inventory.reserved'],
       ['inventory.rejected'],
     ]);
+    const sequences: { n: number }[] = await ds.query(
+      `SELECT sequence AS n FROM outbox WHERE saga_id = ANY($1::uuid[])`,
+      [orders.map((o) => o.orderId)],
+    );
+    assert.deepEqual(
+      sequences.map((r) => r.n),
+      orders.map(() => 1),
+      "each order's event is the first of its saga",
+    );
   });
 
   it('a duplicate order.created inside one batch (same event, or same order under a new event id) holds once', async () => {

@@ -7,7 +7,8 @@ import { sql } from './sql';
 /**
  * Writes many events to the outbox inside the caller's transaction with two statements (the saga sequence
  * numbers, then every outbox row) instead of two per event: a batch of reservations holds the hot stock row's
- * lock until commit, so its events must not cost a round trip each. Same rows and envelopes as
+ * lock until commit, so its events must not cost a round trip each; the sequence numbers can even be taken
+ * before the lock (takeSequences). Same rows and envelopes as
  * OutboxWriter.append (validated against the contracts); it belongs next to it in @checkout/messaging.
  */
 export class OutboxBatchWriter {
@@ -16,20 +17,18 @@ export class OutboxBatchWriter {
     private readonly currentTraceparent: TraceparentSource = () => null,
   ) {}
 
-  /** Validates and inserts the events, in order; returns their envelopes. */
-  async appendAll(tx: EntityManager, events: NewEvent<EventType>[]): Promise<SagaEvent[]> {
-    if (events.length === 0) return [];
-    if (!tx.queryRunner?.isTransactionActive) {
-      throw new Error(
-        'OutboxBatchWriter.appendAll must run inside the transaction of the state change it publishes',
-      );
-    }
-    // One upsert per saga even when a saga has several events here: ON CONFLICT cannot touch a row twice.
+  /**
+   * Takes the next saga sequence number of each saga, one per event that will be appended for it, in one
+   * statement. Called ahead of a hot row's lock so that appendAll later costs one statement under the lock.
+   */
+  async takeSequences(tx: EntityManager, sagaIds: readonly string[]): Promise<Map<string, number[]>> {
     const perSaga = new Map<string, number>();
-    for (const e of events) {
-      const key = e.sagaId.toLowerCase();
+    for (const id of sagaIds) {
+      const key = id.toLowerCase();
       perSaga.set(key, (perSaga.get(key) ?? 0) + 1);
     }
+    if (perSaga.size === 0) return new Map();
+    // One upsert per saga even when a saga has several events: ON CONFLICT cannot touch a row twice.
     const { rows } = await sql<{ saga_id: string; last_sequence: number }>(
       tx,
       `INSERT INTO saga_sequence AS s (saga_id, last_sequence)
@@ -38,14 +37,46 @@ export class OutboxBatchWriter {
        RETURNING saga_id, last_sequence`,
       [[...perSaga.keys()], [...perSaga.values()]],
     );
-    // The saga's events here take the numbers just below its new last_sequence, in the order given.
-    const next = new Map(rows.map((r) => [r.saga_id, r.last_sequence - perSaga.get(r.saga_id)! + 1]));
+    // The saga's events take the numbers just below its new last_sequence, in the order given.
+    return new Map(
+      rows.map((r) => {
+        const n = perSaga.get(r.saga_id)!;
+        return [r.saga_id, Array.from({ length: n }, (_, i) => r.last_sequence - n + 1 + i)];
+      }),
+    );
+  }
+
+  /**
+   * Validates and inserts the events, in order; returns their envelopes. Sequence numbers come from
+   * `taken` (takeSequences) where there are any left for the saga, else are taken now.
+   */
+  async appendAll(
+    tx: EntityManager,
+    events: NewEvent<EventType>[],
+    taken: Map<string, number[]> = new Map(),
+  ): Promise<SagaEvent[]> {
+    if (events.length === 0) return [];
+    if (!tx.queryRunner?.isTransactionActive) {
+      throw new Error(
+        'OutboxBatchWriter.appendAll must run inside the transaction of the state change it publishes',
+      );
+    }
+    const left = new Map([...taken].map(([k, v]) => [k, [...v]]));
+    const budget = new Map<string, number>();
+    const missing: string[] = [];
+    for (const e of events) {
+      const key = e.sagaId.toLowerCase();
+      const used = (budget.get(key) ?? 0) + 1;
+      budget.set(key, used);
+      if (used > (left.get(key)?.length ?? 0)) missing.push(key);
+    }
+    for (const [key, numbers] of await this.takeSequences(tx, missing)) {
+      left.set(key, [...(left.get(key) ?? []), ...numbers]);
+    }
     const occurredAt = new Date().toISOString();
     const traceparent = this.currentTraceparent();
     const envelopes = events.map((event) => {
-      const key = event.sagaId.toLowerCase();
-      const sequence = next.get(key)!;
-      next.set(key, sequence + 1);
+      const sequence = left.get(event.sagaId.toLowerCase())!.shift()!;
       return validateEvent({
         eventId: randomUUID(),
         type: event.type,

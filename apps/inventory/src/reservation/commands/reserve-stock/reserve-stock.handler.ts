@@ -52,14 +52,15 @@ export class ReserveStockBatch {
     const prepared = inputs.map((input) => ({ ...input, lines: normalizeLines(input.order.lines) }));
     const results: ReserveStockResult[] = new Array(inputs.length);
     const events: NewEvent<EventType>[] = [];
+    const sequences = new Map<string, number[]>();
     // Tenants in a fixed order too: a batch locks one tenant's rows after the other's, like every batch.
     const tenants = [...new Set(prepared.map((p) => p.tenantId))].sort();
     for (const tenantId of tenants) {
       const mine = prepared.map((p, i) => ({ ...p, i })).filter((p) => p.tenantId === tenantId);
-      await this.reserveForTenant(tx, tenantId, mine, results, events);
+      await this.reserveForTenant(tx, tenantId, mine, results, events, sequences);
     }
     // Every order's own event, all in two statements: the stock rows stay locked until the commit that follows.
-    await this.events.appendAll(tx, events);
+    await this.events.appendAll(tx, events, sequences);
     return results;
   }
 
@@ -69,6 +70,7 @@ export class ReserveStockBatch {
     inputs: (ReserveStockInput & { lines: Line[]; i: number })[],
     results: ReserveStockResult[],
     events: NewEvent<EventType>[],
+    sequences: Map<string, number[]>,
   ): Promise<void> {
     const { rows: existing } = await sql<{ order_id: string }>(
       tx,
@@ -93,6 +95,12 @@ export class ReserveStockBatch {
       else candidates.push(p);
     }
 
+    // Every order here gets exactly one event: its saga sequence number is taken before the stock rows are locked.
+    const taken = await this.events.takeSequences(
+      tx,
+      inputs.filter((p) => results[p.i]?.outcome !== 'duplicate').map((p) => p.order.orderId),
+    );
+    for (const [saga, numbers] of taken) sequences.set(saga, numbers);
     const toBatch = (ps: typeof inputs): BatchOrder[] =>
       ps.map((p) => ({ orderId: p.order.orderId, lines: p.lines }));
     const decisions = new Map<string, BatchDecision>();
