@@ -405,10 +405,19 @@ export class CheckoutApi {
     return expectBody('GET refunds', answer, 200, z.object({ refunds: z.array(RefundView) })).refunds;
   }
 
-  /** `POST /v1/payments/refunds/{id}/retry`: an operator sends a parked refund back to the retry queue. */
+  /** `POST /v1/payments/refunds/{id}/retry`: the raw answer (202, or 404 when the refund is not parked). */
+  retryRefundAnswer(refundId: string): Promise<Answer> {
+    return this.call('payment', 'POST', `/v1/payments/refunds/${refundId}/retry`);
+  }
+
+  /** An operator sends a parked refund back to the retry queue. */
   async retryRefund(refundId: string): Promise<RefundView> {
-    const answer = await this.call('payment', 'POST', `/v1/payments/refunds/${refundId}/retry`);
-    return expectBody(`POST retry refund ${refundId}`, answer, 202, RefundView);
+    return expectBody(
+      `POST retry refund ${refundId}`,
+      await this.retryRefundAnswer(refundId),
+      202,
+      RefundView,
+    );
   }
 
   /** `GET /v1/shipments?orderId=`. */
