@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { DemoApi } from './http/demo-api';
 import { PaidWatch } from './kafka/paid-watch';
+import { SagaHints } from './kafka/saga-hints';
 import { DemoOptions, runReplays } from './demo';
 import { ReplayContext } from './replays/checkout-wave';
 import { replayPassed } from './replays/replay-report';
@@ -9,11 +10,11 @@ import { formatLatency, formatReport } from './report/report';
 import { formatMs } from './report/stats';
 import { StackLease } from './stack/stack-lease';
 
-const USAGE = `npm run demo [-- --units 500 --buyers 540 --timeouts 20 --deadline 300]
+const USAGE = `npm run demo [-- --units 500 --buyers 540 --timeouts 20 --deadline 600]
   --units      stock of each flash-sale SKU (default 500)
   --buyers     concurrent buyers per flash sale (default 540)
   --timeouts   checkouts in the PSP-timeout replay (default 20)
-  --deadline   seconds the sagas of one replay may take before they are reported stuck (default 300)`;
+  --deadline   seconds the sagas of one replay may take before they are reported stuck (default 600)`;
 
 function options(argv: string[]): DemoOptions {
   const { values } = parseArgs({
@@ -22,7 +23,7 @@ function options(argv: string[]): DemoOptions {
       units: { type: 'string', default: '500' },
       buyers: { type: 'string', default: '540' },
       timeouts: { type: 'string', default: '20' },
-      deadline: { type: 'string', default: '300' },
+      deadline: { type: 'string', default: '600' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -85,11 +86,13 @@ async function main(): Promise<number> {
   });
 
   const paid = new PaidWatch();
+  const hints = new SagaHints();
   try {
-    await paid.start();
+    await Promise.all([paid.start(), hints.start()]);
     const ctx: ReplayContext = {
       api: new DemoApi(),
       paid,
+      hints,
       runId: randomBytes(3).toString('hex'),
       deadlineMs: opts.deadlineMs,
       log: (line) => console.log(line),
@@ -104,7 +107,7 @@ async function main(): Promise<number> {
     );
     return reports.every(replayPassed) && paid.invalid.length === 0 ? 0 : 1;
   } finally {
-    await paid.stop();
+    await Promise.all([paid.stop(), hints.stop()]);
     await release();
   }
 }

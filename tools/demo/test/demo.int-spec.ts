@@ -5,6 +5,7 @@ import { checkConservation, fetchConservationInput } from '@checkout/testing';
 import { runReplays } from '../src/demo';
 import { DemoApi } from '../src/http/demo-api';
 import { PaidWatch } from '../src/kafka/paid-watch';
+import { SagaHints } from '../src/kafka/saga-hints';
 import { ReplayContext } from '../src/replays/checkout-wave';
 import { ReplayReport, replayPassed } from '../src/replays/replay-report';
 import { formatReport } from '../src/report/report';
@@ -13,14 +14,16 @@ import { formatReport } from '../src/report/report';
 describe('npm run demo, small: both incidents replayed through the public APIs and Kafka', () => {
   const api = new DemoApi();
   const paid = new PaidWatch();
+  const hints = new SagaHints();
   let reports: ReplayReport[];
   const byTitle = (title: string) => reports.find((r) => r.title === title)!;
 
   before(async () => {
-    await paid.start();
+    await Promise.all([paid.start(), hints.start()]);
     const ctx: ReplayContext = {
       api,
       paid,
+      hints,
       runId: randomBytes(3).toString('hex'),
       deadlineMs: 120_000,
       log: (line) => console.log(line),
@@ -30,7 +33,7 @@ describe('npm run demo, small: both incidents replayed through the public APIs a
   });
 
   after(async () => {
-    await paid.stop();
+    await Promise.all([paid.stop(), hints.stop()]);
   });
 
   it('flash sale without the gate: 25 accepted, inventory sells exactly 20 and rejects 5, one charge each', () => {

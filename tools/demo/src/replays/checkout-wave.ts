@@ -4,18 +4,21 @@ import {
   StockSnapshot,
   checkConservation,
   fetchConservationInput,
+  loadStackConfig,
   waitFor,
 } from '@checkout/testing';
+import { SERVICES, runningPid } from '@checkout/local-stack';
 import { CheckoutOutcome, DemoApi } from '../http/demo-api';
 import { PaidWatch } from '../kafka/paid-watch';
 import { Progress, ProgressSink } from '../report/progress';
 import { formatMs, tally } from '../report/stats';
-import { sagaEnded, waitForSagas } from './saga-wait';
+import { EndingHints, sagaEnded, waitForSagas } from './saga-wait';
 
-/** What every replay shares: the API client, the order.paid watch, a run id for fresh names, the deadline. */
+/** What every replay shares: the API client, the Kafka watches, a run id for fresh names, the deadline. */
 export interface ReplayContext {
   api: DemoApi;
   paid: PaidWatch;
+  hints: EndingHints;
   /** Short and unique per run: SKUs, idempotency keys and customers are fresh. */
   runId: string;
   /** How long the sagas of one replay may take to end before they are reported stuck. */
@@ -66,6 +69,14 @@ export interface WaveResult {
   /** Orders that went PAID whose order.paid never showed up on Kafka. */
   paidMissing: number;
   allEnded: boolean;
+  /** Services whose process changed while the replay ran (someone restarted them). */
+  restarted: string[];
+}
+
+/** The pid of every service of the local stack now (from its run folder), to notice restarts. */
+function servicePids(): Record<string, number | undefined> {
+  const { run } = loadStackConfig();
+  return Object.fromEntries(SERVICES.map((s) => [s.name, runningPid(run, s.name)]));
 }
 
 const VERDICT_SETTLE_MS = 15_000;
@@ -80,6 +91,7 @@ const VERDICT_SETTLE_MS = 15_000;
 export async function runWave(ctx: ReplayContext, wave: CheckoutWave): Promise<WaveResult> {
   const { api } = ctx;
   const slug = wave.sku.toLowerCase();
+  const before = servicePids();
   const started = Date.now();
   const settled = await Promise.allSettled(
     Array.from({ length: wave.shoppers }, (_, i) =>
@@ -118,19 +130,7 @@ export async function runWave(ctx: ReplayContext, wave: CheckoutWave): Promise<W
   const orderIds = accepted.map((o) => o.orderId);
   const sagas = await waitForSagas(api, orderIds, new Progress(`  ${wave.name}`, ctx.sink), {
     deadlineMs: ctx.deadlineMs,
-  });
-
-  // Every order that got as far as PAID published order.paid through the outbox; wait for each on Kafka.
-  const wentPaid = orderIds.filter((id) => sagas.orders.get(id)?.history.some((h) => h.to === 'PAID'));
-  await waitFor(
-    'order.paid of every paid order on Kafka',
-    async () => (wentPaid.every((id) => ctx.paid.paid(id)) ? true : undefined),
-    { timeoutMs: 15_000, intervalMs: 200 },
-  ).catch(() => undefined);
-  const acceptedAt = new Map(accepted.map((o) => [o.orderId, o.at]));
-  const paidLatencyMs = wentPaid.flatMap((id) => {
-    const seen = ctx.paid.paid(id);
-    return seen ? [seen.onKafkaAt - acceptedAt.get(id)!] : [];
+    hints: ctx.hints,
   });
 
   const scope = { skus: [{ sku: wave.sku, initial: wave.initial, exclusive: true }], orderIds };
@@ -142,6 +142,23 @@ export async function runWave(ctx: ReplayContext, wave: CheckoutWave): Promise<W
     input = await fetchConservationInput(api.target, scope);
     verdict = checkConservation(input);
   }
+  const after = servicePids();
+  const restarted = Object.keys(before).filter((name) => before[name] !== after[name]);
+
+  // Every order that got as far as PAID published order.paid through the outbox; wait for each on Kafka.
+  const wentPaid = input.orders
+    .filter((o) => o.order?.history?.some((h) => h.to === 'PAID'))
+    .map((o) => o.orderId);
+  await waitFor(
+    'order.paid of every paid order on Kafka',
+    async () => (wentPaid.every((id) => ctx.paid.paid(id)) ? true : undefined),
+    { timeoutMs: 15_000, intervalMs: 200 },
+  ).catch(() => undefined);
+  const acceptedAt = new Map(accepted.map((o) => [o.orderId, o.at]));
+  const paidLatencyMs = wentPaid.flatMap((id) => {
+    const seen = ctx.paid.paid(id);
+    return seen ? [seen.onKafkaAt - acceptedAt.get(id)!] : [];
+  });
 
   const succeeded = (o: ConservationInput['orders'][number]) =>
     o.ledger.charges.filter((c) => c.status === 'succeeded').length;
@@ -162,5 +179,6 @@ export async function runWave(ctx: ReplayContext, wave: CheckoutWave): Promise<W
     paidLatencyMs,
     paidMissing: wentPaid.length - paidLatencyMs.length,
     allEnded: sagas.allEnded && input.orders.every((o) => sagaEnded(o.order?.status ?? 'PENDING')),
+    restarted,
   };
 }

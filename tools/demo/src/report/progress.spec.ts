@@ -43,4 +43,14 @@ describe('progress indicator', () => {
       'gate on: sagas ended 3/3\n',
     ]);
   });
+
+  it('elsewhere, does not print the last state twice', () => {
+    const out = sink(false);
+    const p = new Progress('psp', out, 5_000, () => 0);
+
+    p.update('sagas ended 3/3');
+    p.done();
+
+    assert.deepEqual(out.written, ['psp: sagas ended 3/3\n']);
+  });
 });

@@ -11,6 +11,7 @@ export interface ProgressSink {
 export class Progress {
   private lastPlainAt = -Infinity;
   private lastText = '';
+  private lastPrinted = '';
 
   constructor(
     private readonly label: string,
@@ -29,12 +30,17 @@ export class Progress {
     const now = this.now();
     if (now - this.lastPlainAt < this.intervalMs) return;
     this.lastPlainAt = now;
-    this.sink.write(`${this.label}: ${text}\n`);
+    this.plain(text);
   }
 
   /** Ends the indicator with its final state on a line of its own. */
   done(text = this.lastText): void {
     if (this.sink.isTTY) this.sink.write(`\r\x1b[2K${this.label}: ${text}\n`);
-    else this.sink.write(`${this.label}: ${text}\n`);
+    else if (text !== this.lastPrinted) this.plain(text);
+  }
+
+  private plain(text: string): void {
+    this.lastPrinted = text;
+    this.sink.write(`${this.label}: ${text}\n`);
   }
 }

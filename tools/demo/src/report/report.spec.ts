@@ -65,6 +65,7 @@ function report(stuck = false): ReplayReport {
     paidLatencyMs: stuck ? [2_630] : [2_630, 2_890],
     paidMissing: 0,
     allEnded: !stuck,
+    restarted: [],
   };
   return {
     title: 'flash sale, gate off',

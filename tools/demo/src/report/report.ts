@@ -34,6 +34,13 @@ export function formatReplay(r: ReplayReport, width: number): string[] {
     `${pad}${formatVerdict(x.verdict)}`,
     `${pad}${r.contrast}`,
   ];
+  if (x.restarted.length)
+    lines.push(
+      `${pad}note: ${x.restarted.join(', ')} restarted while this replay ran` +
+        (x.restarted.includes('psp-simulator')
+          ? ' (the PSP simulator keeps its ledger in memory: a restart forgets the charges before it)'
+          : ''),
+    );
   for (const e of r.expectations.filter((e) => !e.ok)) lines.push(`${pad}FAILED: ${e.text}`);
   for (const s of x.verdict.stuck.slice(0, MAX_STUCK_SHOWN))
     lines.push(
