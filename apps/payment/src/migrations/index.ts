@@ -1,10 +1,10 @@
-import { CreateMessagingTables1764680000000 } from '@checkout/messaging';
+import { MESSAGING_MIGRATIONS } from '@checkout/messaging';
 import { CreatePaymentTables1764720000000 } from './1764720000000-create-payment-tables';
 import { PspEventReceivedAtIndex1764730000000 } from './1764730000000-psp-event-received-at-index';
 
 /** Every migration of this service's database, oldest first. */
 export const MIGRATIONS = [
-  CreateMessagingTables1764680000000,
+  ...MESSAGING_MIGRATIONS,
   CreatePaymentTables1764720000000,
   PspEventReceivedAtIndex1764730000000,
 ];

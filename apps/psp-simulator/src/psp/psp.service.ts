@@ -4,7 +4,15 @@ import { SERVICE_CONFIG, TenantRegistry } from '@checkout/service-kit';
 import { PspSimulatorConfig } from '../config/psp-simulator.config';
 import { behaviourOf } from './domain/behaviour';
 import { signatureHeader } from './domain/signature';
-import { Charge, Idempotent, PspRequestError, PspStore, Refund, WebhookEvent } from './psp.store';
+import {
+  Charge,
+  ChargeInput,
+  Idempotent,
+  PspRequestError,
+  PspStore,
+  Refund,
+  WebhookEvent,
+} from './psp.store';
 
 /** The chaos knobs, adjustable at runtime through the admin endpoint. */
 export interface Knobs {
@@ -65,17 +73,7 @@ export class PspService implements OnApplicationShutdown {
   }
 
   /** Creates (or replays) a charge and waits as the token says before answering. */
-  async charge(
-    account: string,
-    key: string,
-    input: {
-      amount: number;
-      currency: string;
-      token: string;
-      reference: string;
-      metadata: Record<string, string>;
-    },
-  ): Promise<Idempotent<Charge>> {
+  async charge(account: string, key: string, input: ChargeInput): Promise<Idempotent<Charge>> {
     const behaviour = behaviourOf(input.token);
     if (!behaviour) throw new PspRequestError(400, 'TOKEN_INVALID', `unknown payment token ${input.token}`);
     const answer = await this.process(input.reference, 'charge', () =>

@@ -22,6 +22,15 @@ export interface Charge {
   updatedAt: string;
 }
 
+/** What a merchant asks to charge. */
+export interface ChargeInput {
+  amount: number;
+  currency: string;
+  token: string;
+  reference: string;
+  metadata: Record<string, string>;
+}
+
 /** A refund of (part of) a charge. */
 export interface Refund {
   id: string;
@@ -97,13 +106,7 @@ export class PspStore {
   createCharge(
     account: string,
     key: string,
-    input: {
-      amount: number;
-      currency: string;
-      token: string;
-      reference: string;
-      metadata: Record<string, string>;
-    },
+    input: ChargeInput,
     initialStatus: Charge['status'],
   ): Idempotent<Charge> {
     const fingerprint = ['charge', input.amount, input.currency, input.token, input.reference];

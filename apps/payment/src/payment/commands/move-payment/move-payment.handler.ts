@@ -13,6 +13,7 @@ import {
   insertRefund,
   transition,
 } from '../../database/payment.repository';
+import { TransitionSource } from '../../domain/payment-state';
 import { PaymentMetrics } from '../../payment.metrics';
 
 /** The stored cause as the outbox writer wants it (it reads eventId, correlationId and traceparent only). */
@@ -25,6 +26,10 @@ export const storeCause = (event: SagaEvent): StoredCause => ({
   correlationId: event.correlationId,
   traceparent: event.traceparent,
 });
+
+/** Who told us, as payment.succeeded / payment.failed say it: our own bookkeeping counts as the response. */
+const eventSource = (source: TransitionSource): 'webhook' | 'reconciliation' | 'response' =>
+  source === 'webhook' || source === 'reconciliation' ? source : 'response';
 
 /**
  * MovePayment: one state machine move and what it causes, in the caller's transaction: the outbox event
@@ -67,8 +72,7 @@ export class MovePaymentHandler {
           orderId: row.order_id,
           paymentId: row.id,
           reason: (row.failure_reason ?? 'declined').slice(0, 255),
-          source:
-            request.source === 'webhook' || request.source === 'reconciliation' ? request.source : 'response',
+          source: eventSource(request.source),
         },
       });
     }
@@ -87,8 +91,7 @@ export class MovePaymentHandler {
         amount: Number(row.amount),
         currency: row.currency,
         pspReference: row.psp_ref,
-        source:
-          request.source === 'webhook' || request.source === 'reconciliation' ? request.source : 'response',
+        source: eventSource(request.source),
         succeededAt: new Date().toISOString(),
       },
     });

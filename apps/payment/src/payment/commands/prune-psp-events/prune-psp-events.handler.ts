@@ -1,7 +1,7 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { PinoLogger } from 'nestjs-pino';
 import { DataSource } from 'typeorm';
-import { SERVICE_CONFIG } from '@checkout/service-kit';
+import { PeriodicTask, SERVICE_CONFIG } from '@checkout/service-kit';
 import { PaymentConfig } from '../../../config/payment.config';
 import { updateReturning } from '../../database/payment.repository';
 
@@ -22,8 +22,7 @@ export type PrunePspEventsConfig = Pick<
  */
 @Injectable()
 export class PrunePspEventsHandler implements OnApplicationBootstrap, OnApplicationShutdown {
-  private timer?: NodeJS.Timeout;
-  private pruning = false;
+  private readonly task: PeriodicTask;
 
   constructor(
     @Inject(SERVICE_CONFIG) private readonly config: PrunePspEventsConfig,
@@ -31,21 +30,24 @@ export class PrunePspEventsHandler implements OnApplicationBootstrap, OnApplicat
     private readonly logger: PinoLogger,
   ) {
     logger.setContext('PrunePspEvents');
+    this.task = new PeriodicTask(
+      'psp-event-retention',
+      config.PAYMENT_PSP_EVENT_PRUNE_INTERVAL_MS,
+      () => this.prune(),
+      logger,
+    );
   }
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => void this.prune(), this.config.PAYMENT_PSP_EVENT_PRUNE_INTERVAL_MS);
-    this.timer.unref();
+    this.task.start();
   }
 
-  onApplicationShutdown(): void {
-    clearInterval(this.timer);
+  onApplicationShutdown(): Promise<void> {
+    return this.task.stop();
   }
 
-  /** One pass; returns how many rows it deleted (0 while another pass runs). */
+  /** One pass (the periodic task never runs two at once); returns how many rows it deleted. */
   async prune(): Promise<number> {
-    if (this.pruning) return 0;
-    this.pruning = true;
     let total = 0;
     try {
       const batch = this.config.PAYMENT_PSP_EVENT_PRUNE_BATCH;
@@ -65,8 +67,6 @@ export class PrunePspEventsHandler implements OnApplicationBootstrap, OnApplicat
       if (total > 0) this.logger.info({ deleted: total }, 'pruned PSP event ids past their retention');
     } catch (error) {
       this.logger.error({ err: String(error), deleted: total }, 'PSP event pruning failed');
-    } finally {
-      this.pruning = false;
     }
     return total;
   }
