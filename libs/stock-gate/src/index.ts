@@ -1,2 +1,3 @@
 export * from './stock-gate';
 export * from './gate.scripts';
+export * from './gate-resync';
