@@ -315,9 +315,16 @@ describe('fetchConservationInput over HTTP', () => {
   let server: Server;
   let base: string;
   const seenKeys: string[] = [];
+  /** Answers 503 this many times to the next requests, as a service being restarted does. */
+  let unavailable = 0;
   before(async () => {
     server = createServer((req, res) => {
       seenKeys.push(req.headers.authorization ?? '');
+      if (unavailable > 0) {
+        unavailable -= 1;
+        res.writeHead(503, { 'content-type': 'application/json' });
+        return res.end(JSON.stringify({ error: 'UNAVAILABLE', message: 'restarting' }));
+      }
       const body = answers[req.url ?? ''];
       res.writeHead(body === undefined ? 404 : 200, { 'content-type': 'application/json' });
       res.end(JSON.stringify(body ?? { error: 'NOT_FOUND', message: 'no' }));
@@ -348,6 +355,19 @@ describe('fetchConservationInput over HTTP', () => {
     });
     assert.ok(seenKeys.every((k) => k === 'Bearer k1'));
     assert.equal(checkConservation(input).clean, true);
+  });
+
+  it('asks again while a service answers 5xx, and gives up after unavailableMs', async () => {
+    unavailable = 2;
+    const input = await fetchConservationInput(target(), { skus: { HP: 5 }, orderIds: [] });
+    assert.equal(input.skus[0].stock?.sold, 1);
+
+    unavailable = 1_000;
+    await assert.rejects(
+      fetchConservationInput({ ...target(), unavailableMs: 300 }, { skus: { HP: 5 }, orderIds: [] }),
+      /GET .*\/v1\/stock\/HP answered 503 for 300 ms/,
+    );
+    unavailable = 0;
   });
 
   it('reports an unknown SKU or order as missing (404), and refuses an answer off contract', async () => {

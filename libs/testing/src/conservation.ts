@@ -375,6 +375,8 @@ export interface ConservationTarget {
   /** Requests in flight at once (default 8). */
   concurrency?: number;
   timeoutMs?: number;
+  /** How long a service may be unreachable or answer 5xx (being restarted) before the fetch fails (default 30 s). */
+  unavailableMs?: number;
 }
 
 /** What to check: SKUs with their initial stock (initial + restocks) and the run's order ids. */
@@ -441,24 +443,40 @@ export const LedgerAnswer = z.object({
   ),
 });
 
-/** GETs a JSON answer and validates it; null for a 404, an error for any other failure or a body off contract. */
+/**
+ * GETs a JSON answer and validates it; null for a 404. A service that is unreachable or answers 5xx (being
+ * restarted) is asked again until `unavailableMs` has passed; any other failure, or a body off contract, throws.
+ */
 async function getValid<T>(
   url: string,
   schema: z.ZodType<T>,
-  apiKey: string,
-  timeoutMs: number,
+  { apiKey, timeoutMs, unavailableMs }: { apiKey: string; timeoutMs: number; unavailableMs: number },
 ): Promise<T | null> {
-  const res = await fetch(url, {
-    headers: { authorization: `Bearer ${apiKey}`, accept: 'application/json' },
-    signal: AbortSignal.timeout(timeoutMs),
-  });
-  if (res.status === 404) return null;
-  const text = await res.text();
-  if (!res.ok) throw new Error(`GET ${url} answered ${res.status}: ${text.slice(0, 200)}`);
-  const parsed = schema.safeParse(JSON.parse(text));
-  if (!parsed.success)
-    throw new Error(`GET ${url}: answer off contract: ${z.prettifyError(parsed.error).slice(0, 300)}`);
-  return parsed.data;
+  const giveUpAt = Date.now() + unavailableMs;
+  for (let backoff = 250; ; backoff = Math.min(backoff * 2, 2_000)) {
+    let res: Response | undefined;
+    let unavailable: string;
+    try {
+      res = await fetch(url, {
+        headers: { authorization: `Bearer ${apiKey}`, accept: 'application/json' },
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+      unavailable = `answered ${res.status}`;
+    } catch (error) {
+      unavailable = `failed: ${(error as Error).message}`;
+    }
+    if (res && res.status < 500) {
+      if (res.status === 404) return null;
+      const text = await res.text();
+      if (!res.ok) throw new Error(`GET ${url} answered ${res.status}: ${text.slice(0, 200)}`);
+      const parsed = schema.safeParse(JSON.parse(text));
+      if (!parsed.success)
+        throw new Error(`GET ${url}: answer off contract: ${z.prettifyError(parsed.error).slice(0, 300)}`);
+      return parsed.data;
+    }
+    if (Date.now() + backoff > giveUpAt) throw new Error(`GET ${url} ${unavailable} for ${unavailableMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, backoff));
+  }
 }
 
 async function mapLimited<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
@@ -479,8 +497,9 @@ export async function fetchConservationInput(
   target: ConservationTarget,
   scope: ConservationScope,
 ): Promise<ConservationInput> {
-  const { apiKey, concurrency = 8, timeoutMs = 10_000 } = target;
-  const get = <T>(url: string, schema: z.ZodType<T>) => getValid(url, schema, apiKey, timeoutMs);
+  const { apiKey, concurrency = 8, timeoutMs = 10_000, unavailableMs = 30_000 } = target;
+  const get = <T>(url: string, schema: z.ZodType<T>) =>
+    getValid(url, schema, { apiKey, timeoutMs, unavailableMs });
   const skuList = Array.isArray(scope.skus)
     ? scope.skus
     : Object.entries(scope.skus).map(([sku, initial]) => ({ sku, initial }));

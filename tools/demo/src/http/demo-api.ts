@@ -43,13 +43,17 @@ export interface CheckoutRequest {
   token: string;
 }
 
+/** How long a service may stay unreachable (restarted by someone, a socket reset) before a call fails. */
+const UNREACHABLE_MS = 30_000;
+
 /** Thrown when a service answers something the contract does not allow. */
 export class OffContract extends Error {}
 
 /**
  * The demo's client of the public HTTP APIs (order, inventory, PSP ledger), one tenant key, every body validated.
- * A request reset by the server (a keep-alive socket closed under load) is sent again: checkouts carry their
- * Idempotency-Key, which is exactly the retry it exists for, and every other call is idempotent.
+ * A request that did not get through (a keep-alive socket closed under load, a service being restarted) is
+ * sent again for a while: checkouts carry their Idempotency-Key, which is exactly the retry it exists for, and
+ * every other call is idempotent.
  */
 export class DemoApi {
   readonly orderUrl: string;
@@ -171,7 +175,8 @@ export class DemoApi {
     body?: unknown,
     headers: Record<string, string> = {},
   ): Promise<{ status: number; text: string; at: number }> {
-    for (let attempt = 1; ; attempt += 1) {
+    const giveUpAt = Date.now() + UNREACHABLE_MS;
+    for (let backoff = 100; ; backoff = Math.min(backoff * 2, 2_000)) {
       try {
         const res = await fetch(url, {
           method,
@@ -187,7 +192,8 @@ export class DemoApi {
         const text = await res.text();
         return { status: res.status, text, at: Date.now() };
       } catch (error) {
-        if (attempt >= 4 || (error as Error).name === 'TimeoutError') throw error;
+        if ((error as Error).name === 'TimeoutError' || Date.now() + backoff > giveUpAt) throw error;
+        await new Promise((resolve) => setTimeout(resolve, backoff));
       }
     }
   }
