@@ -1,9 +1,11 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { PinoLogger } from 'nestjs-pino';
+import { Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
 import { scratchDatabase } from '@checkout/testing';
 import { MIGRATIONS } from '../src/migrations';
+import { PaymentMetrics } from '../src/payment/payment.metrics';
 import {
   PrunePspEventsConfig,
   PrunePspEventsHandler,
@@ -32,12 +34,15 @@ const count = async (ds: DataSource, prefix: string): Promise<number> =>
 describe('payment: PSP event ids are pruned past their retention, in bounded batches', () => {
   let scratch: Awaited<ReturnType<typeof scratchDatabase>>;
   let job: PrunePspEventsHandler;
+  let registry: Registry;
 
   before(async () => {
     scratch = await scratchDatabase('payment_retention', MIGRATIONS, 2);
+    registry = new Registry();
     job = new PrunePspEventsHandler(
       config,
       scratch.dataSource,
+      new PaymentMetrics(registry),
       new PinoLogger({ pinoHttp: { level: 'silent' } }),
     );
   });
@@ -59,5 +64,6 @@ describe('payment: PSP event ids are pruned past their retention, in bounded bat
     assert.equal(await count(ds, 'old_'), 0);
     assert.equal(await count(ds, 'recent_'), 10, 'rows inside the retention stay');
     assert.equal(await count(ds, 'fresh_'), 10);
+    assert.match(await registry.metrics(), /payment_psp_events_pruned_total 2500/);
   });
 });

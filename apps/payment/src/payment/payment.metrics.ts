@@ -15,6 +15,7 @@ export class PaymentMetrics {
   readonly refundsParkedTotal: Counter;
   readonly orphans: Counter<'action'>;
   readonly breakerOpen: Gauge<'account'>;
+  readonly pspEventsPruned: Counter;
 
   constructor(@Inject(METRICS_REGISTRY) registry: Registry) {
     const registers = [registry];
@@ -45,13 +46,13 @@ export class PaymentMetrics {
     });
     this.stuck = new Gauge({
       name: 'payment_stuck_attempts',
-      help: 'Attempts in pending/unknown longer than the reconciliation threshold',
+      help: 'Attempts in created/pending/unknown longer than the reconciliation threshold (created: the charge worker is behind)',
       labelNames: ['state'],
       registers,
     });
     this.stuckOldest = new Gauge({
       name: 'payment_stuck_oldest_seconds',
-      help: 'Age of the oldest attempt in pending/unknown',
+      help: 'Age of the oldest attempt in created/pending/unknown',
       labelNames: ['state'],
       registers,
     });
@@ -75,6 +76,11 @@ export class PaymentMetrics {
       name: 'payment_psp_breaker_open',
       help: '1 while the circuit breaker of a PSP account is open',
       labelNames: ['account'],
+      registers,
+    });
+    this.pspEventsPruned = new Counter({
+      name: 'payment_psp_events_pruned_total',
+      help: 'Webhook dedupe rows (psp_event) deleted past PAYMENT_PSP_EVENT_RETENTION_MS',
       registers,
     });
   }

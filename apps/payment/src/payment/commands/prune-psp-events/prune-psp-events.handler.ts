@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { PeriodicTask, SERVICE_CONFIG } from '@checkout/service-kit';
 import { PaymentConfig } from '../../../config/payment.config';
 import { updateReturning } from '../../database/payment.repository';
+import { PaymentMetrics } from '../../payment.metrics';
 
 /** The settings the prune job reads. */
 export type PrunePspEventsConfig = Pick<
@@ -27,6 +28,7 @@ export class PrunePspEventsHandler implements OnApplicationBootstrap, OnApplicat
   constructor(
     @Inject(SERVICE_CONFIG) private readonly config: PrunePspEventsConfig,
     private readonly dataSource: DataSource,
+    private readonly metrics: PaymentMetrics,
     private readonly logger: PinoLogger,
   ) {
     logger.setContext('PrunePspEvents');
@@ -62,6 +64,7 @@ export class PrunePspEventsHandler implements OnApplicationBootstrap, OnApplicat
           [this.config.PAYMENT_PSP_EVENT_RETENTION_MS, batch],
         );
         total += deleted.length;
+        this.metrics.pspEventsPruned.inc(deleted.length);
         if (deleted.length < batch) break;
       }
       if (total > 0) this.logger.info({ deleted: total }, 'pruned PSP event ids past their retention');

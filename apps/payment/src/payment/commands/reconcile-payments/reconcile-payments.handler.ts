@@ -5,6 +5,7 @@ import { DataSource } from 'typeorm';
 import { SERVICE_CONFIG, TenantRegistry } from '@checkout/service-kit';
 import { PaymentConfig } from '../../../config/payment.config';
 import { PaymentRow, insertRefund, isUuid, updateReturning } from '../../database/payment.repository';
+import { OPEN_STATES } from '../../domain/payment-state';
 import { PaymentMetrics } from '../../payment.metrics';
 import { PspCharge, PspClient } from '../../psp/psp.client';
 import { ChargePaymentHandler } from '../charge-payment/charge-payment.handler';
@@ -104,10 +105,10 @@ export class ReconcilePaymentsHandler implements OnApplicationBootstrap, OnAppli
       `SELECT state,
               count(*) FILTER (WHERE state_changed_at < now() - $1 * interval '1 millisecond') AS stuck,
               EXTRACT(EPOCH FROM now() - min(state_changed_at)) AS oldest
-         FROM payment_attempt WHERE state IN ('pending', 'unknown') GROUP BY state`,
-      [this.config.PAYMENT_RECONCILE_AFTER_MS],
+         FROM payment_attempt WHERE state = ANY($2::text[]) GROUP BY state`,
+      [this.config.PAYMENT_RECONCILE_AFTER_MS, OPEN_STATES],
     );
-    for (const state of ['pending', 'unknown']) {
+    for (const state of OPEN_STATES) {
       const r = rows.find((x) => x.state === state);
       this.metrics.stuck.set({ state }, Number(r?.stuck ?? 0));
       this.metrics.stuckOldest.set({ state }, Number(r?.oldest ?? 0));
