@@ -187,6 +187,8 @@ async function main(): Promise<void> {
   const outboxToKafka = of((o) => seen.get(o)!.at - seen.get(o)!.occurredAt);
   const charged = [...created.values()];
   const chargeRate = CHARGES / ((Math.max(...charged) - Math.min(...charged)) / 1000);
+  const recordedAt = [...recorded.values()];
+  const recordRate = CHARGES / ((Math.max(...recordedAt) - Math.min(...recordedAt)) / 1000);
   const endRate = CHARGES / ((Math.max(...of((o) => seen.get(o)!.at)) - firstCommit) / 1000);
 
   const round = (n: number) => Math.round(n * 10) / 10;
@@ -205,6 +207,7 @@ async function main(): Promise<void> {
       floorLatencies,
       floorRate,
     ),
+    row('service: attempts recorded by the inventory.reserved consumer, first to last', null, recordRate),
     row('service: charges made at the PSP, first to last', null, chargeRate),
     row('service: inventory.reserved committed -> payment.succeeded on Kafka', endToEnd, endRate),
     row('  of which committed -> attempt recorded (payment consumer)', toAttempt, null),

@@ -106,6 +106,32 @@ export async function transition(tx: EntityManager, r: TransitionRequest): Promi
   return { outcome: 'applied' satisfies TransitionOutcome, from, row };
 }
 
+/**
+ * Claims up to `limit` new attempts for charging, oldest first, in one statement: `created -> pending` by the
+ * same conditional update as transition(), history rows included. SKIP LOCKED lets several workers share.
+ */
+export async function claimNewAttempts(
+  q: Pick<EntityManager, 'query'>,
+  limit: number,
+): Promise<(PaymentRow & { from_state: PaymentState })[]> {
+  return q.query(
+    `WITH picked AS (
+       SELECT id, state FROM payment_attempt WHERE state = ANY($2::text[])
+        ORDER BY created_at LIMIT $1 FOR UPDATE SKIP LOCKED
+     ), moved AS (
+       UPDATE payment_attempt p SET state = 'pending', state_changed_at = now(), updated_at = now()
+         FROM picked
+        WHERE p.id = picked.id AND p.state = ANY($2::text[])
+       RETURNING p.*, picked.state AS from_state
+     ), history AS (
+       INSERT INTO payment_transition (payment_id, tenant_id, from_state, to_state, source, detail)
+       SELECT id, tenant_id, from_state, 'pending', 'charge', 'charge requested' FROM moved
+     )
+     SELECT * FROM moved`,
+    [limit, ALLOWED_FROM.pending],
+  );
+}
+
 /** Loads one attempt of a tenant. */
 export async function findPayment(
   tx: EntityManager,

@@ -80,7 +80,7 @@ export class ChargePaymentHandler {
   }
 }
 
-/** Picks up new attempts (state `created`), claims each by moving it to `pending`, and charges it. */
+/** Picks up new attempts (state `created`), claims them by moving them to `pending`, and charges each. */
 @Injectable()
 export class ChargeWorker implements OnApplicationBootstrap, OnApplicationShutdown {
   private timer?: NodeJS.Timeout;
@@ -107,35 +107,25 @@ export class ChargeWorker implements OnApplicationBootstrap, OnApplicationShutdo
     clearInterval(this.timer);
   }
 
-  /** One round: claim as many new attempts as there are free slots and charge them concurrently. */
+  /** One round: claim as many new attempts as there are free slots (one statement) and charge them concurrently. */
   async poll(): Promise<void> {
     if (this.polling || this.stopped) return;
     this.polling = true;
     try {
       const free = this.config.PAYMENT_CHARGE_CONCURRENCY - this.inFlight;
       if (free <= 0) return;
-      const candidates: { id: string; tenant_id: string }[] = await this.dataSource.query(
-        `SELECT id, tenant_id FROM payment_attempt WHERE state = 'created' ORDER BY created_at LIMIT $1`,
-        [free],
-      );
-      for (const c of candidates) {
-        const claimed = await this.dataSource.transaction((tx) =>
-          this.move.execute(tx, {
-            paymentId: c.id,
-            tenantId: c.tenant_id,
-            to: 'pending',
-            source: 'charge',
-            detail: 'charge requested',
-          }),
-        );
-        if (claimed.outcome === 'ignored') continue; // another worker has it
+      for (const row of await this.move.claimNew(this.dataSource, free)) {
         this.inFlight += 1;
         void this.charge
-          .execute(claimed.row)
+          .execute(row)
           .catch((error: unknown) =>
-            this.logger.error({ paymentId: c.id, err: String(error) }, 'charge failed unexpectedly'),
+            this.logger.error({ paymentId: row.id, err: String(error) }, 'charge failed unexpectedly'),
           )
-          .finally(() => (this.inFlight -= 1));
+          .finally(() => {
+            this.inFlight -= 1;
+            // A slot is free: look for waiting attempts now rather than at the next tick.
+            void this.poll();
+          });
       }
     } catch (error) {
       this.logger.error({ err: String(error) }, 'charge poll failed');

@@ -10,6 +10,7 @@ import {
   StoredCause,
   TransitionRequest,
   TransitionResult,
+  claimNewAttempts,
   insertRefund,
   transition,
 } from '../../database/payment.repository';
@@ -77,6 +78,26 @@ export class MovePaymentHandler {
       });
     }
     return result;
+  }
+
+  /** Claims up to `limit` new attempts for the charge worker (`created -> pending`); returns them. */
+  async claimNew(q: Pick<EntityManager, 'query'>, limit: number): Promise<PaymentRow[]> {
+    const claimed = await claimNewAttempts(q, limit);
+    return claimed.map(({ from_state: from, ...row }) => {
+      this.metrics.transitions.inc({ to: 'pending', source: 'charge', outcome: 'applied' });
+      this.logger.info(
+        {
+          paymentId: row.id,
+          orderId: row.order_id,
+          tenantId: row.tenant_id,
+          from,
+          to: row.state,
+          source: 'charge',
+        },
+        'payment moved',
+      );
+      return row;
+    });
   }
 
   private async succeeded(tx: EntityManager, row: PaymentRow, request: TransitionRequest): Promise<void> {
