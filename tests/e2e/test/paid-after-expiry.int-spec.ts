@@ -200,6 +200,8 @@ describe(
         sold: 1,
         reservationTtlSeconds: null,
       });
+      // Fulfillment emails nothing for a backorder: it ships nothing yet and has nothing to apologise for.
+      assert.deepEqual(await s.api.notifications(late), []);
       await s.expectConserved();
     });
   },
