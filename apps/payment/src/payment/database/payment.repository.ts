@@ -1,5 +1,6 @@
 import { EntityManager } from 'typeorm';
 import { ALLOWED_FROM, PaymentState, TransitionOutcome, TransitionSource } from '../domain/payment-state';
+import { RefundState } from '../domain/refund-state';
 
 /** The minimal part of an event we keep to chain causation, correlation and trace of later events. */
 export interface StoredCause {
@@ -41,7 +42,7 @@ export interface RefundRow {
   amount: string;
   currency: string;
   reason: string;
-  state: 'pending' | 'succeeded' | 'refund_failed';
+  state: RefundState;
   idempotency_key: string;
   attempts: number;
   last_error: string | null;

@@ -3,9 +3,10 @@ import { DataSource } from 'typeorm';
 import { z } from 'zod';
 import { ApiError, CurrentTenant, Tenant, TenantGuard, validate } from '@checkout/service-kit';
 import { PaymentRow, RefundRow, updateReturning } from '../database/payment.repository';
+import { REFUND_ALLOWED_FROM, REFUND_STATES } from '../domain/refund-state';
 
 const OrderQuery = z.object({ orderId: z.uuid() });
-const RefundQuery = z.object({ state: z.enum(['pending', 'succeeded', 'refund_failed']).optional() });
+const RefundQuery = z.object({ state: z.enum(REFUND_STATES).optional() });
 
 const refundView = (r: RefundRow) => ({
   refundId: r.id,
@@ -104,8 +105,8 @@ export class PaymentsController {
     const rows = await updateReturning<RefundRow>(
       this.dataSource,
       `UPDATE refund SET state = 'pending', attempts = 0, next_attempt_at = now(), updated_at = now()
-        WHERE id = $1 AND tenant_id = $2 AND state = 'refund_failed' RETURNING *`,
-      [id, tenant.id],
+        WHERE id = $1 AND tenant_id = $2 AND state = ANY($3::text[]) RETURNING *`,
+      [id, tenant.id, REFUND_ALLOWED_FROM.pending],
     );
     if (rows.length === 0) throw new ApiError(404, 'REFUND_NOT_PARKED', 'no parked refund with this id');
     return refundView(rows[0]);
