@@ -24,7 +24,7 @@ describe('resyncGates: every gated SKU set from the database (the database wins)
     await gate.close();
   });
 
-  it('resets each gated counter to the database figure, leaves gates that are off off, names the corrections', async () => {
+  it('lowers a counter above the database at once, raises one below it only once it has been quiet for a run', async () => {
     const [t1, t2] = [tenant(), tenant()];
     cleanup.push(async () => {
       for (const s of ['HOT-1', 'HOT-2', 'GONE']) await gate.disable(t1, s);
@@ -48,47 +48,64 @@ describe('resyncGates: every gated SKU set from the database (the database wins)
       [t2, new Map([['HOT-1', 12]])],
     ]);
     const asked: [string, string[]][] = [];
+    const lastSeen = new Map<string, string>();
+    const run = () =>
+      resyncGates({
+        gate,
+        redis,
+        tenantIds: [t1, t2],
+        lastSeen,
+        availableOf: async (tenantId, skus) => {
+          asked.push([tenantId, skus]);
+          return new Map(
+            skus.filter((s) => db.get(tenantId)!.has(s)).map((s) => [s, db.get(tenantId)!.get(s)!]),
+          );
+        },
+      });
 
-    const report = await resyncGates({
-      gate,
-      redis,
-      tenantIds: [t1, t2],
-      availableOf: async (tenantId, skus) => {
-        asked.push([tenantId, skus]);
-        return new Map(
-          skus.filter((s) => db.get(tenantId)!.has(s)).map((s) => [s, db.get(tenantId)!.get(s)!]),
-        );
-      },
-    });
+    const first = await run();
 
-    assert.deepEqual(report, {
+    // Above the database: lowered at once. Below it: maybe tokens in flight, so not raised yet.
+    assert.deepEqual(first, {
       outcome: 'Resynced',
       skus: 4,
       corrections: [
         { tenantId: t1, sku: 'GONE', before: 3, after: 0 },
-        { tenantId: t1, sku: 'HOT-1', before: 70, after: 90 },
         { tenantId: t2, sku: 'HOT-1', before: 50, after: 12 },
       ],
+      deferred: [{ tenantId: t1, sku: 'HOT-1', before: 70, after: 90 }],
     });
     assert.deepEqual(asked, [
       [t1, ['GONE', 'HOT-1', 'HOT-2']],
       [t2, ['HOT-1']],
     ]);
-    assert.equal(await gate.remaining(t1, 'HOT-1'), 90);
-    assert.equal(await gate.remaining(t1, 'HOT-2'), 7);
+    assert.equal(await gate.remaining(t1, 'HOT-1'), 70);
     assert.equal(await gate.remaining(t1, 'OFF'), null, 'a SKU whose gate is off is not turned on');
-    assert.equal(await gate.remaining(t2, 'HOT-1'), 12);
-    const again = await resyncGates({
-      gate,
-      redis,
-      tenantIds: [t1, t2],
-      availableOf: async (tenantId, skus) =>
-        new Map(skus.filter((s) => db.get(tenantId)!.has(s)).map((s) => [s, db.get(tenantId)!.get(s)!])),
+
+    // The SKU is still selling (another take): still not raised.
+    assert.equal((await gate.take(t1, 'order-b', [{ sku: 'HOT-1', quantity: 1 }])).outcome, 'Granted');
+    db.get(t1)!.set('HOT-1', 89);
+    const busy = await run();
+    assert.deepEqual(busy.outcome === 'Resynced' && busy.deferred, [
+      { tenantId: t1, sku: 'HOT-1', before: 69, after: 89 },
+    ]);
+    assert.equal(await gate.remaining(t1, 'HOT-1'), 69);
+
+    // A whole interval without a take or give-back: nothing in flight, the database figure wins.
+    const quiet = await run();
+    assert.deepEqual(quiet, {
+      outcome: 'Resynced',
+      skus: 4,
+      corrections: [{ tenantId: t1, sku: 'HOT-1', before: 69, after: 89 }],
+      deferred: [],
     });
+    assert.equal(await gate.remaining(t1, 'HOT-1'), 89);
+    assert.equal(await gate.remaining(t1, 'HOT-2'), 7);
+    assert.equal(await gate.remaining(t2, 'HOT-1'), 12);
     assert.deepEqual(
-      again,
-      { outcome: 'Resynced', skus: 4, corrections: [] },
-      'a second run finds nothing to fix',
+      await run(),
+      { outcome: 'Resynced', skus: 4, corrections: [], deferred: [] },
+      'then nothing to fix',
     );
   });
 
@@ -119,6 +136,7 @@ describe('resyncGates: every gated SKU set from the database (the database wins)
       gate: new StockGate(down),
       redis: down,
       tenantIds: ['acme'],
+      lastSeen: new Map(),
       availableOf: async () => {
         asked = true;
         return new Map();

@@ -12,6 +12,10 @@ export const InventoryConfigSchema = BaseConfigSchema.extend({
   INVENTORY_EXPIRY_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(500),
   /** order.created events reserved in one transaction at most (group commit of a hot SKU's orders). */
   INVENTORY_RESERVE_BATCH_SIZE: z.coerce.number().int().min(1).max(1_000).default(100),
+  /** The hot-SKU gate's Redis; without it the gate re-sync job does not run. */
+  REDIS_URL: z.string().url().optional(),
+  /** How often every gated SKU's Redis counter is reset from the database (0 turns it off). */
+  INVENTORY_GATE_RESYNC_INTERVAL_MS: z.coerce.number().int().min(0).default(30_000),
   /** How often the drift job compares counters with the ledgers (0 turns it off). */
   INVENTORY_DRIFT_INTERVAL_MS: z.coerce.number().int().min(0).default(60_000),
 });

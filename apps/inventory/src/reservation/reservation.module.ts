@@ -26,6 +26,7 @@ import { inventoryHandlers } from './consumers/inventory.handlers';
 import { StockController } from './http/stock.controller';
 import { INVENTORY_CONFIG } from './inventory.tokens';
 import { InventoryMetrics } from './jobs/inventory.metrics';
+import { GateResyncJob } from './jobs/gate-resync.job';
 import { ReservationJobs } from './jobs/reservation.jobs';
 
 /** Stock, reservations and their lifecycle: commands, consumers, jobs and the HTTP API. */
@@ -87,6 +88,7 @@ export class ReservationModule {
         ConsumerHost,
         OrderCreatedConsumerHost,
         ReservationJobs,
+        GateResyncJob,
       ],
     };
   }

@@ -149,6 +149,26 @@ export async function stockRow(tx: EntityManager, tenantId: string, sku: string)
   return rows[0];
 }
 
+/**
+ * The units of these SKUs a new order could get now, as GET /v1/stock shows them: available plus holds past
+ * their TTL (lazy expiry). A SKU the tenant does not stock is absent.
+ */
+export async function sellableUnits(
+  db: EntityManager,
+  tenantId: string,
+  skus: string[],
+): Promise<Map<string, number>> {
+  const { rows } = await sql<{ sku: string; units: number }>(
+    db,
+    `SELECT s.sku, s.available + LEAST(s.reserved, COALESCE((SELECT sum(qty) FROM reservation r
+                    WHERE r.tenant_id = s.tenant_id AND r.sku = s.sku
+                      AND r.status = 'held' AND r.expires_at < now()), 0))::int AS units
+       FROM stock s WHERE s.tenant_id = $1 AND s.sku = ANY($2)`,
+    [tenantId, skus],
+  );
+  return new Map(rows.map((r) => [r.sku, r.units]));
+}
+
 /** Which of these SKUs the tenant stocks, and whether each allows backorder. */
 export async function stockFlags(
   tx: EntityManager,

@@ -11,6 +11,8 @@ export class InventoryMetrics {
   readonly driftSkus: Gauge<'tenant' | 'kind'>;
   /** SKUs whose counters were rewritten from the ledgers. */
   readonly driftRepaired: Counter<'tenant'>;
+  /** Hot-SKU gate counters the re-sync found different from the database and reset. */
+  readonly gateCorrections: Counter<'tenant'>;
 
   constructor(registry: Registry, dataSource: DataSource, tenants: TenantRegistry) {
     this.expired = new Counter({
@@ -28,6 +30,12 @@ export class InventoryMetrics {
     this.driftRepaired = new Counter({
       name: 'inventory_stock_drift_repaired_total',
       help: 'SKUs whose counters the drift job rewrote from the ledgers',
+      labelNames: ['tenant'],
+      registers: [registry],
+    });
+    this.gateCorrections = new Counter({
+      name: 'inventory_gate_resync_corrections_total',
+      help: 'Hot-SKU gate counters the re-sync found different from the database and reset to it',
       labelNames: ['tenant'],
       registers: [registry],
     });
