@@ -71,7 +71,7 @@ describe('conservation checker', () => {
     assert.deepEqual(verdict.money, [{ currency: 'VND', charged: 200_000, refunded: 50_000, kept: 150_000 }]);
     assert.equal(
       formatVerdict(verdict),
-      'conservation OK: 1 SKUs, 5 orders (REFUNDED 1, REJECTED 1, SHIPPED 3), charges 4, refunds 1, 150000 VND kept, stuck 0',
+      'conservation OK: 1 SKU, 5 orders (REFUNDED 1, REJECTED 1, SHIPPED 3), charges 4, refunds 1, 150000 VND kept, stuck 0',
     );
   });
 

@@ -337,6 +337,8 @@ function stuckSaga(order: OrderSnapshot): StuckSaga {
   };
 }
 
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
 /** One line for humans: the verdict, the headline numbers, and what broke. */
 export function formatVerdict(v: ConservationVerdict): string {
   const statuses = Object.entries(v.byStatus)
@@ -345,7 +347,7 @@ export function formatVerdict(v: ConservationVerdict): string {
     .join(', ');
   const money = v.money.map((m) => `${m.charged - m.refunded} ${m.currency} kept`).join(', ');
   const head =
-    `conservation ${v.ok ? 'OK' : 'VIOLATED'}: ${v.skus} SKUs, ${v.orders} orders` +
+    `conservation ${v.ok ? 'OK' : 'VIOLATED'}: ${plural(v.skus, 'SKU')}, ${plural(v.orders, 'order')}` +
     (statuses ? ` (${statuses})` : '') +
     `, charges ${v.successfulCharges}, refunds ${v.refunds}` +
     (money ? `, ${money}` : '') +

@@ -94,7 +94,7 @@ describe('demo report', () => {
         'flash sale, gate off : sold 2 of 2, stock {available: 0, reserved: 0, sold: 2}',
         '                       3 buyers: 3 accepted, 0 out of stock; orders REJECTED 1, SHIPPED 2',
         '                       charges 2, refunds 0, stuck 0; wall 4.42 s; accepted -> order.paid p50 2.63 s, p95 2.89 s (2 orders)',
-        '                       conservation OK: 1 SKUs, 3 orders (REJECTED 1, SHIPPED 2), charges 2, refunds 0, 100000 VND kept, stuck 0',
+        '                       conservation OK: 1 SKU, 3 orders (REJECTED 1, SHIPPED 2), charges 2, refunds 0, 100000 VND kept, stuck 0',
         '                       vs the seed: sold 540 of 500',
         '',
         'verdict: clean (1 replays: stock conserved, no order charged twice, money matches, every saga ended)',
