@@ -27,6 +27,7 @@ import { StockController } from './http/stock.controller';
 import { INVENTORY_CONFIG } from './inventory.tokens';
 import { InventoryMetrics } from './jobs/inventory.metrics';
 import { GateResyncJob } from './jobs/gate-resync.job';
+import { ReservationOutcomes } from './metrics/reservation-outcomes';
 import { ReservationJobs } from './jobs/reservation.jobs';
 
 /** Stock, reservations and their lifecycle: commands, consumers, jobs and the HTTP API. */
@@ -87,6 +88,11 @@ export class ReservationModule {
         },
         ConsumerHost,
         OrderCreatedConsumerHost,
+        {
+          provide: ReservationOutcomes,
+          useFactory: (registry: Registry, ds: DataSource) => new ReservationOutcomes(registry).attach(ds),
+          inject: [METRICS_REGISTRY, DataSource],
+        },
         ReservationJobs,
         GateResyncJob,
       ],

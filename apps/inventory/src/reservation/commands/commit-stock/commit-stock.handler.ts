@@ -4,6 +4,7 @@ import { OutboxWriter } from '@checkout/messaging';
 import { Line, PaymentDecision, SettledLine, decidePayment } from '../../domain';
 import { reservedToSold, stockFlags, takeIntoSold } from '../../database/stock.repository';
 import { sql, withSavepoint } from '../../database/sql';
+import { recordOutcome } from '../../metrics/reservation-outcomes';
 
 /** Input of CommitStock: the order whose payment succeeded. */
 export interface CommitStockInput {
@@ -75,6 +76,7 @@ export class CommitStock {
         cause,
         payload: { orderId, lines: all, shortSkus: decision.shortSkus },
       });
+      recordOutcome(tx, tenantId, 'unavailable_after_payment');
       return decision;
     }
 
@@ -99,6 +101,7 @@ export class CommitStock {
         cause,
         payload: { orderId, lines: decision.backordered },
       });
+      recordOutcome(tx, tenantId, 'backordered');
       return decision;
     }
     await this.outbox.append(tx, {
@@ -108,6 +111,7 @@ export class CommitStock {
       cause,
       payload: { orderId, lines: all, reReserved: decision.reReserved },
     });
+    recordOutcome(tx, tenantId, 'committed', decision.reReserved ? 're_reserved' : 'held');
     return decision;
   }
 

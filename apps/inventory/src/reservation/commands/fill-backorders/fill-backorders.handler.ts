@@ -3,6 +3,7 @@ import { SagaEvent } from '@checkout/contracts';
 import { OutboxWriter } from '@checkout/messaging';
 import { Line, compareSku } from '../../domain';
 import { sql } from '../../database/sql';
+import { recordOutcome } from '../../metrics/reservation-outcomes';
 
 /** Input of FillBackorders: the SKU whose available units just went up. */
 export interface FillBackordersInput {
@@ -102,6 +103,7 @@ export class FillBackorders {
         cause,
         payload: { orderId, lines: lines.sort((a, b) => compareSku(a.sku, b.sku)), reReserved: true },
       });
+      recordOutcome(tx, tenantId, 'committed', 'backorder_filled');
     }
     return {
       filled: rows.map(({ orderId, quantity }) => ({ orderId, quantity })),

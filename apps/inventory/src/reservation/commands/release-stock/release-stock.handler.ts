@@ -3,6 +3,7 @@ import { SagaEvent } from '@checkout/contracts';
 import { OutboxWriter } from '@checkout/messaging';
 import { Line, compareSku } from '../../domain';
 import { ReleaseReason, ReleasedRow, releaseHeld } from '../../database/stock.repository';
+import { recordOutcome } from '../../metrics/reservation-outcomes';
 
 /** Input of ReleaseStock: one order's held reservations and why they go back. */
 export interface ReleaseStockInput {
@@ -27,6 +28,7 @@ export async function publishReleased(
     byOrder.set(r.orderId, entry);
   }
   for (const [orderId, { tenantId, lines }] of byOrder) {
+    recordOutcome(tx, tenantId, 'released', reason);
     await outbox.append(tx, {
       type: 'inventory.released',
       tenantId,

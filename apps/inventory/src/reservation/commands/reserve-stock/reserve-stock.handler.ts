@@ -6,6 +6,7 @@ import { Line, normalizeLines } from '../../domain';
 import { releaseHeld, stockFlags } from '../../database/stock.repository';
 import { BatchDecision, BatchOrder, holdOrders } from '../../database/reserve-batch.repository';
 import { sql } from '../../database/sql';
+import { recordOutcome } from '../../metrics/reservation-outcomes';
 import { publishReleased } from '../release-stock/release-stock.handler';
 
 /** Input of ReserveStock: the accepted order of one tenant. */
@@ -61,6 +62,10 @@ export class ReserveStockBatch {
     }
     // Every order's own event, all in two statements: the stock rows stay locked until the commit that follows.
     await this.events.appendAll(tx, events, sequences);
+    results.forEach((r, i) => {
+      if (r.outcome === 'reserved') recordOutcome(tx, inputs[i].tenantId, 'reserved');
+      if (r.outcome === 'rejected') recordOutcome(tx, inputs[i].tenantId, 'rejected', r.reason);
+    });
     return results;
   }
 

@@ -1,0 +1,92 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { Registry } from 'prom-client';
+import { DataSource } from 'typeorm';
+import { loadStackConfig, serviceDataSource } from '@checkout/testing';
+import { CommitStock, ExpireReservations, ReleaseStock, ReserveStock } from '../src/reservation/commands';
+import { ReservationOutcomes } from '../src/reservation/metrics/reservation-outcomes';
+import { TEST_TENANT, expire, givenStock, inTx, order, outbox, uniqueSku } from './support';
+
+describe('inventory_reservation_outcomes_total counts each outcome once its transaction commits', () => {
+  let ds: DataSource;
+  let registry: Registry;
+  const tenantId = TEST_TENANT;
+  const reserve = new ReserveStock(outbox, { ttlSeconds: 600 });
+  const commit = new CommitStock(outbox);
+  const release = new ReleaseStock(outbox);
+  const expireJob = new ExpireReservations(outbox);
+
+  /** The counter's values for the test tenant, as "outcome/reason" -> count. */
+  const counts = async () => {
+    const metric = await registry.getSingleMetric('inventory_reservation_outcomes_total')!.get();
+    return Object.fromEntries(
+      metric.values
+        .filter((v) => v.labels.tenant === tenantId)
+        .map((v) => [`${v.labels.outcome}/${v.labels.reason}`, v.value]),
+    );
+  };
+
+  before(async () => {
+    ds = await serviceDataSource('inventory_svc', 5);
+    registry = new Registry();
+    new ReservationOutcomes(registry).attach(ds);
+  });
+  after(async () => {
+    await ds.destroy();
+  });
+
+  it('reserved, rejected, released by reason, committed, backordered, unavailable after payment; a rollback counts nothing', async () => {
+    const sku = uniqueSku('outcomes');
+    const scarce = uniqueSku('outcomes-bo');
+    await givenStock(ds, sku, 3);
+    await givenStock(ds, scarce, 1, { allowBackorder: true });
+    const run = (o: ReturnType<typeof order>) =>
+      inTx(ds, (tx) => reserve.execute(tx, { tenantId, order: o }));
+    const [paid, cancelled, lapsed, late] = [
+      order([[sku, 1]]),
+      order([[sku, 1]]),
+      order([[sku, 1]]),
+      order([[scarce, 1]]),
+    ];
+    for (const o of [paid, cancelled, lapsed, late]) await run(o);
+    await run(order([[sku, 1]])); // none left
+    await run(order([[uniqueSku('outcomes-none'), 1]]));
+    await inTx(ds, (tx) => commit.execute(tx, { tenantId, orderId: paid.orderId }));
+    await inTx(ds, (tx) =>
+      release.execute(tx, { tenantId, orderId: cancelled.orderId, reason: 'order_cancelled' }),
+    );
+    await expire(ds, lapsed.orderId);
+    await expire(ds, late.orderId);
+    await inTx(ds, (tx) => expireJob.execute(tx, { tenantId, skus: [sku, scarce] }));
+    await run(order([[scarce, 1]])); // takes the unit the late order lost
+    await inTx(ds, (tx) => commit.execute(tx, { tenantId, orderId: late.orderId })); // backordered
+    const refused = order([[sku, 1]]);
+    await run(refused);
+    await expire(ds, refused.orderId);
+    await inTx(ds, (tx) => expireJob.execute(tx, { tenantId, skus: [sku] }));
+    await run(order([[sku, 2]])); // the last two units: none left for the refused order
+    await inTx(ds, (tx) => commit.execute(tx, { tenantId, orderId: refused.orderId })); // no backorder: refund
+    await assert.rejects(
+      inTx(ds, async (tx) => {
+        await reserve.execute(tx, { tenantId, order: order([[scarce, 1]]) });
+        throw new Error('rolled back');
+      }),
+    );
+
+    assert.deepEqual(await counts(), {
+      'reserved/none': 7,
+      'rejected/insufficient_stock': 1,
+      'rejected/unknown_sku': 1,
+      'committed/held': 1,
+      'released/order_cancelled': 1,
+      'released/expired': 3,
+      'backordered/none': 1,
+      'unavailable_after_payment/none': 1,
+    });
+  });
+
+  it('the running service shows the counter on /metrics', async () => {
+    const res = await fetch(`http://127.0.0.1:${loadStackConfig().servicePorts.inventory}/metrics`);
+    assert.match(await res.text(), /# TYPE inventory_reservation_outcomes_total counter/);
+  });
+});
