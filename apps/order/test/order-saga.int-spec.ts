@@ -210,9 +210,7 @@ describe('order saga reactions (handlers on a scratch order database): given eve
   });
 
   it('given payment.failed: CANCELLED, order.cancelled(payment_failed), voucher and gate units back; a late success does not revive it', async () => {
-    await db.query(
-      `INSERT INTO vouchers (tenant_id, code, percent_off, max_redemptions) VALUES ('acme', 'SAGA10', 10, 5)`,
-    );
+    await catalog.createVoucher(db, tenantId, { code: 'SAGA10', percentOff: 10, maxRedemptions: 5 });
     const id = await newOrder({ voucher: 'SAGA10', hold: 'h-failed' });
     await deliver(reserved(id));
     await deliver(failed(id));
@@ -235,9 +233,7 @@ describe('order saga reactions (handlers on a scratch order database): given eve
   });
 
   it('given inventory.rejected: REJECTED, voucher returned once', async () => {
-    await db.query(
-      `INSERT INTO vouchers (tenant_id, code, percent_off, max_redemptions) VALUES ('acme', 'REJ10', 10, 5)`,
-    );
+    await catalog.createVoucher(db, tenantId, { code: 'REJ10', percentOff: 10, maxRedemptions: 5 });
     const id = await newOrder({ voucher: 'REJ10', hold: 'h-rej' });
     const rej = event('inventory.rejected', id, {
       orderId: id,
@@ -333,9 +329,7 @@ describe('order saga reactions (handlers on a scratch order database): given eve
       deliver(apology(id, 'SORRY-NOTENANT', null, 'nobody')),
       (e: unknown) => e instanceof NonRetryableError && e.code === 'ORDER.UNKNOWN_TENANT',
     );
-    await db.query(
-      `INSERT INTO vouchers (tenant_id, code, percent_off, max_redemptions) VALUES ('acme', 'SORRY-TAKEN', 10, 5)`,
-    );
+    await catalog.createVoucher(db, tenantId, { code: 'SORRY-TAKEN', percentOff: 10, maxRedemptions: 5 });
     await assert.rejects(
       deliver(apology(id, 'SORRY-TAKEN')),
       (e: unknown) => e instanceof NonRetryableError && e.code === 'ORDER.VOUCHER_CODE_TAKEN',

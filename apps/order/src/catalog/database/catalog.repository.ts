@@ -1,5 +1,20 @@
+import { randomInt } from 'node:crypto';
 import { Sql } from '../../checkout/database/idempotency.repository';
 import { ListPrice } from '../../checkout/domain/pricing';
+
+/** How many slot rows a voucher's redemptions are split over (fewer when it has fewer redemptions). */
+export const VOUCHER_SLOTS = 16;
+
+/**
+ * The tail of a voucher-creating statement: splits the inserted voucher `v`'s redemptions over
+ * least($5, max) slots as evenly as possible. Returns one row per slot (none when nothing was inserted).
+ */
+const INSERT_SLOTS = `INSERT INTO voucher_slots (tenant_id, code, slot, remaining)
+       SELECT v.tenant_id, v.code, s.n,
+              v.max_redemptions / least($5::int, v.max_redemptions)
+                + CASE WHEN s.n < v.max_redemptions % least($5::int, v.max_redemptions) THEN 1 ELSE 0 END
+         FROM v, generate_series(0, least($5::int, v.max_redemptions) - 1) AS s(n)
+       RETURNING 1`;
 
 /** A voucher as stored. */
 export interface Voucher {
@@ -59,24 +74,29 @@ export class CatalogRepository {
     return rows.map((r) => ({ sku: r.sku, unitPrice: Number(r.unit_price), currency: r.currency }));
   }
 
-  /** Creates a voucher; false when the code exists already. */
+  /** Creates a voucher with its redemption slots, in one statement; false when the code exists already. */
   async createVoucher(
     db: Sql,
     tenantId: string,
     v: Omit<Voucher, 'redeemed' | 'customerId'>,
   ): Promise<boolean> {
     const rows: unknown[] = await db.query(
-      `INSERT INTO vouchers (tenant_id, code, percent_off, max_redemptions) VALUES ($1, $2, $3, $4)
-       ON CONFLICT DO NOTHING RETURNING 1`,
-      [tenantId, v.code, v.percentOff, v.maxRedemptions],
+      `WITH v AS (
+         INSERT INTO vouchers (tenant_id, code, percent_off, max_redemptions) VALUES ($1, $2, $3, $4)
+         ON CONFLICT DO NOTHING RETURNING tenant_id, code, max_redemptions)
+       ${INSERT_SLOTS}`,
+      [tenantId, v.code, v.percentOff, v.maxRedemptions, VOUCHER_SLOTS],
     );
-    return rows.length === 1;
+    return rows.length > 0;
   }
 
   /** One voucher, or undefined. */
   async voucher(db: Sql, tenantId: string, code: string): Promise<Voucher | undefined> {
     const [row] = await db.query(
-      `SELECT code, percent_off, max_redemptions, redeemed, customer_id FROM vouchers WHERE tenant_id = $1 AND code = $2`,
+      `SELECT v.code, v.percent_off, v.max_redemptions, v.customer_id,
+              v.max_redemptions - (SELECT coalesce(sum(remaining), 0)::int FROM voucher_slots s
+                                    WHERE s.tenant_id = v.tenant_id AND s.code = v.code) AS redeemed
+         FROM vouchers v WHERE v.tenant_id = $1 AND v.code = $2`,
       [tenantId, code],
     );
     return row
@@ -96,12 +116,14 @@ export class CatalogRepository {
    */
   async issueApologyVoucher(tx: Sql, tenantId: string, v: ApologyVoucher): Promise<IssueOutcome> {
     const inserted: unknown[] = await tx.query(
-      `INSERT INTO vouchers (tenant_id, code, percent_off, max_redemptions, source, customer_id, for_order_id)
-       VALUES ($1, $2, $3, $4, 'apology', $5, $6)
-       ON CONFLICT DO NOTHING RETURNING 1`,
-      [tenantId, v.code, v.percentOff, v.maxRedemptions, v.customerId, v.forOrderId],
+      `WITH v AS (
+         INSERT INTO vouchers (tenant_id, code, percent_off, max_redemptions, source, customer_id, for_order_id)
+         VALUES ($1, $2, $3, $4, 'apology', $6, $7)
+         ON CONFLICT DO NOTHING RETURNING tenant_id, code, max_redemptions)
+       ${INSERT_SLOTS}`,
+      [tenantId, v.code, v.percentOff, v.maxRedemptions, VOUCHER_SLOTS, v.customerId, v.forOrderId],
     );
-    if (inserted.length === 1) return 'issued';
+    if (inserted.length > 0) return 'issued';
     const existing: unknown[] = await tx.query(
       `SELECT 1 FROM vouchers WHERE tenant_id = $1 AND for_order_id = $2`,
       [tenantId, v.forOrderId],
@@ -110,38 +132,48 @@ export class CatalogRepository {
   }
 
   /**
-   * Takes one redemption for an order: a conditional update on the counter (the no-oversell rule applied to
-   * vouchers) plus one redemption row per order. Returns the voucher's percentage, or null when none is left.
+   * Takes one redemption for an order: a conditional update on one of the voucher's slots (the no-oversell
+   * rule applied to vouchers) plus the order's redemption row, in one statement. The slot stays locked until
+   * the caller commits; a slot another checkout holds is skipped, starting from a random one, so concurrent
+   * checkouts spread over the slots. Only when every slot with units left is held does it wait for them:
+   * "none left" is answered from committed counts, never because the slots were busy. Returns the voucher's
+   * percentage, or null when none is left.
    */
   async redeemVoucher(tx: Sql, tenantId: string, code: string, orderId: string): Promise<number | null> {
-    const [rows]: [{ percent_off: number }[], number] = await tx.query(
-      `UPDATE vouchers SET redeemed = redeemed + 1
-        WHERE tenant_id = $1 AND code = $2 AND redeemed < max_redemptions
-        RETURNING percent_off`,
-      [tenantId, code],
-    );
-    if (rows.length === 0) return null;
-    await tx.query(`INSERT INTO voucher_redemptions (order_id, tenant_id, code) VALUES ($1, $2, $3)`, [
-      orderId,
-      tenantId,
-      code,
-    ]);
-    return rows[0].percent_off;
+    const start = randomInt(VOUCHER_SLOTS);
+    const redeem = async (lock: 'FOR UPDATE SKIP LOCKED' | 'FOR UPDATE') => {
+      const rows: { percent_off: number }[] = await tx.query(
+        `WITH free AS (
+           SELECT slot FROM voucher_slots
+            WHERE tenant_id = $1 AND code = $2 AND remaining > 0
+            ORDER BY (slot + ${VOUCHER_SLOTS} - $4) % ${VOUCHER_SLOTS} LIMIT 1 ${lock}),
+         taken AS (
+           UPDATE voucher_slots s SET remaining = s.remaining - 1 FROM free
+            WHERE s.tenant_id = $1 AND s.code = $2 AND s.slot = free.slot AND s.remaining > 0
+            RETURNING s.slot)
+         INSERT INTO voucher_redemptions (order_id, tenant_id, code, slot)
+         SELECT $3, $1, $2, slot FROM taken
+         RETURNING (SELECT percent_off FROM vouchers WHERE tenant_id = $1 AND code = $2)`,
+        [tenantId, code, orderId, start],
+      );
+      return rows.length === 0 ? null : rows[0].percent_off;
+    };
+    return (await redeem('FOR UPDATE SKIP LOCKED')) ?? (await redeem('FOR UPDATE'));
   }
 
-  /** Compensation of redeemVoucher: gives the order's redemption back once; nothing redeemed is a no-op. */
+  /** Compensation of redeemVoucher: gives the order's redemption back to its slot once; none is a no-op. */
   async returnVoucher(tx: Sql, tenantId: string, orderId: string): Promise<boolean> {
-    const [rows]: [{ code: string }[], number] = await tx.query(
-      `UPDATE voucher_redemptions SET returned_at = now()
-        WHERE order_id = $1 AND tenant_id = $2 AND returned_at IS NULL RETURNING code`,
+    const rows: unknown[] = await tx.query(
+      `WITH returned AS (
+         UPDATE voucher_redemptions SET returned_at = now()
+          WHERE order_id = $1 AND tenant_id = $2 AND returned_at IS NULL
+          RETURNING tenant_id, code, slot)
+       UPDATE voucher_slots s SET remaining = s.remaining + 1 FROM returned
+        WHERE s.tenant_id = returned.tenant_id AND s.code = returned.code AND s.slot = returned.slot
+       RETURNING 1`,
       [orderId, tenantId],
     );
-    if (rows.length === 0) return false;
-    await tx.query(
-      `UPDATE vouchers SET redeemed = redeemed - 1 WHERE tenant_id = $1 AND code = $2 AND redeemed > 0`,
-      [tenantId, rows[0].code],
-    );
-    return true;
+    return rows.length === 1;
   }
 
   /** Records a flash sale's state. */

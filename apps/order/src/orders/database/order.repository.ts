@@ -57,12 +57,24 @@ export interface Moved {
 
 /** Orders, their lines and history; every status change a conditional update. */
 export class OrderRepository {
-  /** Inserts the order (PENDING), its lines and the first history row. */
+  /**
+   * Inserts the order (PENDING), its lines and the first history row, in one statement: one round trip of
+   * the checkout transaction instead of three.
+   */
   async insert(tx: Sql, o: NewOrder): Promise<void> {
     await tx.query(
-      `INSERT INTO orders (id, tenant_id, customer_id, currency, subtotal, discount, total, voucher_code, payment_token, status,
-                           gate_hold_id, idempotency_key)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'PENDING', $10, $11)`,
+      `WITH o AS (
+         INSERT INTO orders (id, tenant_id, customer_id, currency, subtotal, discount, total, voucher_code, payment_token,
+                             status, gate_hold_id, idempotency_key)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'PENDING', $10, $11)
+         RETURNING id, tenant_id),
+       l AS (
+         INSERT INTO order_lines (order_id, line_no, tenant_id, sku, quantity, unit_price, discount, line_total)
+         SELECT o.id, l.n, o.tenant_id, l.sku, l.quantity, l.unit_price, l.discount, l.line_total
+           FROM o, unnest($12::text[], $13::int[], $14::bigint[], $15::bigint[], $16::bigint[]) WITH ORDINALITY
+                AS l(sku, quantity, unit_price, discount, line_total, n))
+       INSERT INTO order_history (order_id, tenant_id, from_status, to_status, cause)
+       SELECT o.id, o.tenant_id, NULL, 'PENDING', 'checkout' FROM o`,
       [
         o.id,
         o.tenantId,
@@ -75,26 +87,12 @@ export class OrderRepository {
         o.paymentToken,
         o.gateHoldId,
         o.idempotencyKey,
-      ],
-    );
-    await tx.query(
-      `INSERT INTO order_lines (order_id, line_no, tenant_id, sku, quantity, unit_price, discount, line_total)
-       SELECT $1, n, $2, sku, quantity, unit_price, discount, line_total
-         FROM unnest($3::text[], $4::int[], $5::bigint[], $6::bigint[], $7::bigint[]) WITH ORDINALITY
-              AS l(sku, quantity, unit_price, discount, line_total, n)`,
-      [
-        o.id,
-        o.tenantId,
         o.lines.map((l) => l.sku),
         o.lines.map((l) => l.quantity),
         o.lines.map((l) => l.unitPrice),
         o.lines.map((l) => l.discount),
         o.lines.map((l) => l.lineTotal),
       ],
-    );
-    await tx.query(
-      `INSERT INTO order_history (order_id, tenant_id, from_status, to_status, cause) VALUES ($1, $2, NULL, 'PENDING', 'checkout')`,
-      [o.id, o.tenantId],
     );
   }
 

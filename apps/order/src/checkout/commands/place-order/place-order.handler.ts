@@ -213,10 +213,6 @@ export class PlaceOrderHandler {
           paymentToken: body.payment.token,
         },
       });
-      // Last, so the hot voucher row stays locked for as short as possible.
-      if (voucher && (await this.catalog.redeemVoucher(tx, tenantId, voucher.code, orderId)) === null) {
-        throw new VoucherExhausted(voucher.code);
-      }
       if (
         !(await this.keys.complete(
           tx,
@@ -230,6 +226,11 @@ export class PlaceOrderHandler {
       ) {
         this.logger.warn({ tenantId, orderId }, 'idempotency lease lost before commit: order rolled back');
         throw new IdempotencyKeyInUse();
+      }
+      // Last, in one statement: the hot voucher row stays locked from here to COMMIT only (one round trip).
+      // Every checkout of a popular voucher queues on that row, so its lock time is the checkout throughput.
+      if (voucher && (await this.catalog.redeemVoucher(tx, tenantId, voucher.code, orderId)) === null) {
+        throw new VoucherExhausted(voucher.code);
       }
     });
     return reply;
