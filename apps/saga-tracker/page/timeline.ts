@@ -33,6 +33,8 @@ interface SagaView {
   state: {
     status: string;
     terminal: boolean;
+    complete: boolean;
+    missingCauses: number;
     startedAt: string;
     durationMs: number | null;
     lastStep: { type: string; service: Service; occurredAt: string };
@@ -124,6 +126,15 @@ function statusBlock(saga: SagaView): HTMLElement {
         ? `ended${s.durationMs !== null ? ` after ${(s.durationMs / 1000).toFixed(3)} s` : ''}`
         : 'in progress',
     ),
+    s.complete ? null : el('dt', {}, 'Seen'),
+    s.complete
+      ? null
+      : el(
+          'dd',
+          { id: 'saga-incomplete' },
+          `in part: ${s.missingCauses} step(s) react to steps not recorded yet` +
+            (s.missingCauses === 0 ? ' (order.created not recorded yet)' : ''),
+        ),
     el('dt', {}, 'Last step'),
     el('dd', {}, `${s.lastStep.type} (${s.lastStep.service})`),
   ];
@@ -217,10 +228,16 @@ function diagram(saga: SagaView): SVGElement {
       );
     }
     g.append(svg('circle', { cx: to, cy: y, r: 5, class: 'dot' }));
-    const labelX = (Math.min(from, to) + Math.max(from, to)) / 2 + (from === to ? 40 : 0);
+    // A step reacting to its own service's step loops back on the lane: its label goes right of the loop.
+    const self = from === to;
+    const labelX = self ? to + 40 : (from + to) / 2;
+    const anchor = self ? ' self' : '';
     const label = `${seconds(step.offsetMs)} ${step.type}${step.compensation ? '  ↺ compensation' : ''}`;
-    g.append(svg('text', { x: labelX, y: y - 8, class: 'step-label' }, label));
-    if (step.detail) g.append(svg('text', { x: labelX, y: y + 14, class: 'step-detail' }, step.detail));
+    g.append(svg('text', { x: labelX, y: self ? y - 2 : y - 8, class: `step-label${anchor}` }, label));
+    if (step.detail)
+      g.append(
+        svg('text', { x: labelX, y: self ? y + 12 : y + 14, class: `step-detail${anchor}` }, step.detail),
+      );
     g.append(svg('title', {}, `${step.type} by ${step.service} at ${step.occurredAt} (${step.outcome})`));
     root.append(g);
   }

@@ -61,10 +61,11 @@ export function serviceEnv(config: StackConfig, name: string): Record<string, st
     SAGA_STEP_TIMEOUT_STOCK_COMMIT_MS: '60000',
     SAGA_STEP_TIMEOUT_ORDER_PAID_MS: '60000',
     SAGA_STEP_TIMEOUT_SHIPMENT_MS: '60000',
+    SAGA_STEP_TIMEOUT_ORDER_CANCEL_MS: '60000',
     SAGA_STEP_TIMEOUT_REFUND_MS: '60000',
     SAGA_STEP_TIMEOUT_STOCK_RELEASE_MS: '60000',
     SAGA_STEP_TIMEOUT_SHIPMENT_CANCEL_MS: '60000',
-    SAGA_STUCK_SWEEP_INTERVAL_MS: '500',
+    SAGA_STUCK_SWEEP_INTERVAL_MS: '1000',
   };
   if (spec.database) env.DATABASE_URL = databaseUrl(config, spec.database);
   return env;

@@ -22,6 +22,8 @@ export const SagaViewSchema = z.object({
     status: z.enum(ORDER_STATUSES),
     terminal: z.boolean(),
     started: z.boolean(),
+    complete: z.boolean(),
+    missingCauses: z.number().int().min(0),
     startedAt: Instant,
     terminalAt: Instant.nullable(),
     durationMs: z.number().int().min(0).nullable(),

@@ -18,8 +18,11 @@ export function formatTimeline(saga: SagaViewBody): string[] {
     : s.waitingFor
       ? `waiting for ${s.waitingFor.step} from ${s.waitingFor.service} for ${humanDuration(s.waitingFor.waitedMs)}`
       : 'in progress';
+  const partial = s.complete
+    ? ''
+    : `  (seen in part: ${s.started ? `${s.missingCauses} cause(s) not recorded yet` : 'no order.created yet'})`;
   const lines = [
-    `order ${saga.orderId}  ${s.status}  ${where}${s.stuck ? `  STUCK since ${s.stuckSince} (${s.stuckReason})` : ''}`,
+    `order ${saga.orderId}  ${s.status}  ${where}${partial}${s.stuck ? `  STUCK since ${s.stuckSince} (${s.stuckReason})` : ''}`,
     `trace ${saga.traceIds.length > 0 ? saga.traceIds.join(', ') : '(none)'}`,
   ];
   for (const step of saga.timeline) {

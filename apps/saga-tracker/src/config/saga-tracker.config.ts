@@ -20,6 +20,8 @@ export const SagaTrackerConfigSchema = BaseConfigSchema.extend({
   SAGA_STEP_TIMEOUT_ORDER_PAID_MS: ms(MINUTE),
   /** Waiting for fulfillment's shipment after order.paid. */
   SAGA_STEP_TIMEOUT_SHIPMENT_MS: ms(5 * MINUTE),
+  /** Waiting for the order to cancel (order.cancelled) after a declined payment. */
+  SAGA_STEP_TIMEOUT_ORDER_CANCEL_MS: ms(MINUTE),
   /** Waiting for a refund (money taken for an order that cannot be served). */
   SAGA_STEP_TIMEOUT_REFUND_MS: ms(15 * MINUTE),
   /** Waiting for inventory to release the reservation of a cancelled order. */
@@ -45,6 +47,7 @@ export function stuckTimeoutsOf(config: SagaTrackerConfig): StuckTimeouts {
     'stock-commit': config.SAGA_STEP_TIMEOUT_STOCK_COMMIT_MS,
     'order-paid': config.SAGA_STEP_TIMEOUT_ORDER_PAID_MS,
     shipment: config.SAGA_STEP_TIMEOUT_SHIPMENT_MS,
+    'order-cancel': config.SAGA_STEP_TIMEOUT_ORDER_CANCEL_MS,
     refund: config.SAGA_STEP_TIMEOUT_REFUND_MS,
     'stock-release': config.SAGA_STEP_TIMEOUT_STOCK_RELEASE_MS,
     'shipment-cancel': config.SAGA_STEP_TIMEOUT_SHIPMENT_CANCEL_MS,

@@ -2,7 +2,10 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { PinoLogger } from 'nestjs-pino';
 import { Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
+import { createKafka, parseBrokers } from '@checkout/messaging';
 import { ConsumerHost, EVENT_HANDLERS, METRICS_REGISTRY, TenantRegistry } from '@checkout/service-kit';
+import { TRACKED_TYPES } from './domain';
+import { ReadHorizon } from './jobs/read-horizon';
 import { SagaTrackerConfig, stuckTimeoutsOf } from '../config/saga-tracker.config';
 import { RecordSagaStep } from './commands/record-step/record-step.handler';
 import { SweepStuckSagas } from './commands/sweep-stuck/sweep-stuck.handler';
@@ -42,10 +45,20 @@ export class SagaModule {
           inject: [DataSource, SagaMetrics, PinoLogger],
         },
         {
+          provide: ReadHorizon,
+          // The consumer group is the service name (ConsumerHost): the horizon is how far that group has read.
+          useFactory: () =>
+            new ReadHorizon(
+              createKafka(parseBrokers(config.KAFKA_BROKERS), `${config.SERVICE_NAME}-read-horizon`).admin(),
+              config.SERVICE_NAME,
+              TRACKED_TYPES,
+            ),
+        },
+        {
           provide: StuckSweepJob,
-          useFactory: (sweep: SweepStuckSagas, logger: PinoLogger) =>
-            new StuckSweepJob(sweep, logger, config.SAGA_STUCK_SWEEP_INTERVAL_MS),
-          inject: [SweepStuckSagas, PinoLogger],
+          useFactory: (sweep: SweepStuckSagas, horizon: ReadHorizon, logger: PinoLogger) =>
+            new StuckSweepJob(sweep, horizon, logger, config.SAGA_STUCK_SWEEP_INTERVAL_MS),
+          inject: [SweepStuckSagas, ReadHorizon, PinoLogger],
         },
         {
           provide: EVENT_HANDLERS,

@@ -84,6 +84,10 @@ describe('saga state', () => {
       ['order.cancelled', 400, { reason: 'payment_failed', refundIfCharged: false }],
       ['inventory.released', 450, { reason: 'payment_failed' }, 2],
     );
+    const declined = deriveSagaState(steps.slice(0, 3));
+    assert.equal(declined.status, 'CANCELLED');
+    assert.equal(declined.waitingFor?.step, 'order-cancel', 'the order has to announce the cancellation');
+    assert.equal(deriveSagaState([...steps.slice(0, 3), steps[4]]).terminal, false);
     const before = deriveSagaState(steps.slice(0, 4));
     assert.equal(before.status, 'CANCELLED');
     assert.equal(before.terminal, false);
@@ -203,7 +207,33 @@ describe('saga state', () => {
     const steps = saga(['order.created', 0], ['inventory.reserved', 100]);
     const state = deriveSagaState([steps[1]]);
     assert.equal(state.started, false);
+    assert.equal(state.complete, false);
     assert.equal(state.status, 'AWAITING_PAYMENT');
     assert.deepEqual(state.startedAt, new Date(T0 + 100));
+  });
+
+  it('never calls a saga ended while a step it has seen waits for its cause to arrive', () => {
+    const steps = saga(
+      ['order.created', 0],
+      ['inventory.reserved', 100],
+      ['payment.failed', 300, { reason: 'card_declined' }],
+      ['order.cancelled', 400, { reason: 'payment_failed', refundIfCharged: false }],
+      ['inventory.released', 450, { reason: 'payment_failed' }, 2],
+    );
+    // The order's cancellation was consumed first, before anything else of the saga.
+    const first = deriveSagaState([steps[3]]);
+    assert.equal(first.status, 'CANCELLED');
+    assert.equal(first.terminal, false);
+    assert.equal(first.missingCauses, 1);
+    const withoutDecline = deriveSagaState([steps[0], steps[1], steps[3], steps[4]]);
+    assert.equal(
+      withoutDecline.terminal,
+      false,
+      'payment.failed, the cause of two steps, is still in flight',
+    );
+    assert.equal(withoutDecline.missingCauses, 2);
+    const all = deriveSagaState(shuffled(steps));
+    assert.equal(all.terminal, true);
+    assert.equal(all.complete, true);
   });
 });

@@ -49,6 +49,7 @@ export const WAIT_STEPS = {
   'stock-commit': { service: 'inventory', compensation: false },
   'order-paid': { service: 'order', compensation: false },
   shipment: { service: 'fulfillment', compensation: false },
+  'order-cancel': { service: 'order', compensation: true },
   refund: { service: 'payment', compensation: true },
   'stock-release': { service: 'inventory', compensation: true },
   'shipment-cancel': { service: 'fulfillment', compensation: true },
@@ -79,10 +80,17 @@ export interface Waiting {
 /** A saga's state as derived from its steps. */
 export interface SagaState {
   status: OrderStatus;
-  /** Nothing more is expected: the order is in a terminal status and no compensation is outstanding. */
+  /**
+   * Nothing more is expected: every step so far is known (the saga is complete), the order is in a terminal
+   * status and no compensation is outstanding.
+   */
   terminal: boolean;
   /** Whether order.created was seen (it may arrive after later steps: the topics are consumed in parallel). */
   started: boolean;
+  /** Steps whose cause (causationId) has not been recorded yet: arrived before the step they react to. */
+  missingCauses: number;
+  /** Started and no cause missing: the tracker has seen the whole saga up to its last step. */
+  complete: boolean;
   startedAt: Date;
   lastStep: Pick<SagaStep, 'eventId' | 'type' | 'service' | 'occurredAt' | 'outcome'>;
   waitingFor: Waiting | null;
@@ -164,6 +172,10 @@ function waitingFor(seen: Seen): Waiting | null {
     'inventory.backordered',
     'inventory.unavailable-after-payment',
   );
+  // A decline moves the order to CANCELLED, and the order announces it (inventory and payment react to that).
+  const declined = seen.types.get('payment.failed');
+  if (seen.status === 'CANCELLED' && declined && !has(seen, 'order.cancelled'))
+    return waiting('order-cancel', declined);
   if (seen.status === 'CANCELLED' && reserved && !paid && !stockSettled && !has(seen, 'inventory.released')) {
     const cause = first(seen, 'payment.failed', 'order.cancelled')!;
     return waiting('stock-release', cause);
@@ -199,17 +211,23 @@ export function deriveSagaState(steps: readonly SagaStep[]): SagaState {
   const ordered = orderSteps(steps);
   if (ordered.length === 0) throw new Error('a saga has at least one step');
   const seen: Seen = { status: 'PENDING', types: new Map(), cancelledWithRefund: false };
+  const known = new Set(ordered.map((s) => s.eventId));
+  const hasMissingCause = (s: SagaStep) => s.causationId !== null && !known.has(s.causationId);
   let terminalAt: Date | null = null;
   let wait: Waiting | null = null;
+  let missingSoFar = 0;
   for (const step of ordered) {
     if (!seen.types.has(step.type)) seen.types.set(step.type, step);
+    if (hasMissingCause(step)) missingSoFar += 1;
     const effect = STATUS_EFFECT[step.type];
     if (effect && effect.from.includes(seen.status)) {
       seen.status = effect.to;
       if (step.type === 'order.cancelled') seen.cancelledWithRefund = step.facts.refundIfCharged === true;
     }
     wait = waitingFor(seen);
-    const ended = TERMINAL_STATUSES.includes(seen.status) && wait === null;
+    // A saga seen only in part (its first step or a cause still in flight) may look ended but is not yet.
+    const complete = seen.types.has('order.created') && missingSoFar === 0;
+    const ended = complete && TERMINAL_STATUSES.includes(seen.status) && wait === null;
     if (!ended) terminalAt = null;
     else if (terminalAt === null) terminalAt = step.occurredAt;
   }
@@ -219,6 +237,8 @@ export function deriveSagaState(steps: readonly SagaStep[]): SagaState {
     status: seen.status,
     terminal: terminalAt !== null,
     started: created !== undefined,
+    missingCauses: missingSoFar,
+    complete: created !== undefined && missingSoFar === 0,
     startedAt: (created ?? ordered[0]).occurredAt,
     lastStep: {
       eventId: last.eventId,

@@ -13,6 +13,7 @@ const timeouts: StuckTimeouts = {
     'stock-commit': 5_000,
     'order-paid': 5_000,
     shipment: 5_000,
+    'order-cancel': 5_000,
     refund: 20_000,
     'stock-release': 5_000,
     'shipment-cancel': 5_000,

@@ -47,6 +47,8 @@ export interface SagaStateView {
   status: OrderStatus;
   terminal: boolean;
   started: boolean;
+  complete: boolean;
+  missingCauses: number;
   startedAt: string;
   terminalAt: string | null;
   durationMs: number | null;
@@ -99,6 +101,8 @@ export function sagaView(row: SagaRow, steps: StoredStep[], now: Date, timeouts:
       status: state.status,
       terminal: state.terminal,
       started: state.started,
+      complete: state.complete,
+      missingCauses: state.missingCauses,
       startedAt: state.startedAt.toISOString(),
       terminalAt: state.terminalAt?.toISOString() ?? null,
       durationMs: state.terminalAt ? state.terminalAt.getTime() - state.startedAt.getTime() : null,

@@ -5,7 +5,7 @@ import { PAGE_CSS, PAGE_HTML, PAGE_SCRIPT } from './timeline-page';
 
 /** Only our own script, styles and API: the page runs no inline code and loads nothing from elsewhere. */
 const CSP =
-  "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; " +
+  "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; " +
   "base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
 /**

@@ -12,6 +12,7 @@ export const PAGE_HTML = `<!doctype html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Saga tracker</title>
 <link rel="stylesheet" href="/assets/saga-timeline.css">
+<link rel="icon" href="data:,">
 </head>
 <body>
 <header><h1><a href="/sagas">Saga tracker</a></h1><p>Where is an order, what is it waiting for, what is stuck.</p></header>
@@ -47,6 +48,7 @@ input { padding: 4px 8px; font: inherit; } button { padding: 4px 12px; font: inh
 .lane-line { stroke: var(--line); stroke-dasharray: 4 4; }
 .arrow { stroke-width: 2; fill: none; } .step-label { font-size: 12px; text-anchor: middle; }
 .step-detail { font-size: 11px; text-anchor: middle; fill: var(--muted); }
+.step-label.self, .step-detail.self { text-anchor: start; }
 .step-progress .arrow, .step-progress .dot { stroke: var(--progress); } .step-progress .dot, .head-progress { fill: var(--progress); }
 .step-terminal .arrow, .step-terminal .dot { stroke: var(--terminal); } .step-terminal .dot, .head-terminal { fill: var(--terminal); }
 .step-failure .arrow, .step-failure .dot { stroke: var(--failure); } .step-failure .dot, .head-failure { fill: var(--failure); }

@@ -1,8 +1,12 @@
 import { BeforeApplicationShutdown, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { PinoLogger } from 'nestjs-pino';
 import { SweepStuckSagas } from '../commands/sweep-stuck/sweep-stuck.handler';
+import { ReadHorizon } from './read-horizon';
 
-/** Runs the stuck-saga sweep every SAGA_STUCK_SWEEP_INTERVAL_MS; a sweep never overlaps the previous one. */
+/**
+ * Runs the stuck-saga sweep every SAGA_STUCK_SWEEP_INTERVAL_MS, as of how far the tracker has read (the read
+ * horizon); a sweep never overlaps the previous one.
+ */
 @Injectable()
 export class StuckSweepJob implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private timer?: NodeJS.Timeout;
@@ -11,6 +15,7 @@ export class StuckSweepJob implements OnApplicationBootstrap, BeforeApplicationS
 
   constructor(
     private readonly sweep: SweepStuckSagas,
+    private readonly horizon: ReadHorizon,
     private readonly logger: PinoLogger,
     private readonly intervalMs: number,
   ) {
@@ -25,6 +30,7 @@ export class StuckSweepJob implements OnApplicationBootstrap, BeforeApplicationS
     this.stopped = true;
     clearTimeout(this.timer);
     await this.running;
+    await this.horizon.close().catch(() => undefined);
   }
 
   private schedule(): void {
@@ -39,7 +45,14 @@ export class StuckSweepJob implements OnApplicationBootstrap, BeforeApplicationS
 
   private async pass(): Promise<void> {
     try {
-      await this.sweep.execute();
+      const asOf = await this.horizon.sample().catch((error: unknown) => {
+        this.logger.warn(
+          { err: String(error) },
+          'read horizon unknown (Kafka admin); no saga judged this round',
+        );
+        return null;
+      });
+      await this.sweep.execute(asOf);
     } catch (error) {
       this.logger.error({ err: String(error) }, 'stuck sweep failed');
     }

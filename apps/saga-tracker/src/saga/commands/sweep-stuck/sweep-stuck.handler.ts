@@ -6,13 +6,16 @@ import { SagaRow, claimEndedDurations, markStuck, stuckCandidates } from '../../
 
 /** What one sweep did. */
 export interface SweepResult {
+  /** The instant the sagas were judged as of (how far the tracker had read), or null: nobody judged. */
+  asOf: Date | null;
   becameStuck: SagaRow[];
   durationsObserved: number;
 }
 
 /**
  * SweepStuckSagas: marks the sagas whose next step (or whole run) is overdue as stuck, with one log line per
- * saga as it becomes stuck, and observes the duration of the sagas that ended since the last sweep.
+ * saga as it becomes stuck, and observes the duration of the sagas that ended since the last sweep. Sagas are
+ * judged as of the instant up to which the tracker has read every topic (`asOf`), never later.
  */
 export class SweepStuckSagas {
   constructor(
@@ -21,11 +24,13 @@ export class SweepStuckSagas {
     private readonly metrics: SagaMetrics,
     private readonly logger: Logger,
     private readonly batch: number,
-    private readonly clock: () => Date = () => new Date(),
   ) {}
 
-  async execute(): Promise<SweepResult> {
-    const now = this.clock();
+  async execute(asOf: Date | null): Promise<SweepResult> {
+    const ended = await claimEndedDurations(this.dataSource, this.batch);
+    for (const e of ended) this.metrics.sagaEnded(e.tenantId, e.status as OrderStatus, e.seconds);
+    if (asOf === null) return { asOf, becameStuck: [], durationsObserved: ended.length };
+    const now = asOf;
     const shortest = Math.min(...Object.values(this.timeouts.steps));
     const candidates = await stuckCandidates(
       this.dataSource,
@@ -72,8 +77,6 @@ export class SweepStuckSagas {
         'saga stuck',
       );
     }
-    const ended = await claimEndedDurations(this.dataSource, this.batch);
-    for (const e of ended) this.metrics.sagaEnded(e.tenantId, e.status as OrderStatus, e.seconds);
-    return { becameStuck, durationsObserved: ended.length };
+    return { asOf, becameStuck, durationsObserved: ended.length };
   }
 }

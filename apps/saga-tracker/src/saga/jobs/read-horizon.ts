@@ -1,0 +1,73 @@
+import { Admin } from 'kafkajs';
+
+/** The end offsets of every tracked partition at one instant. */
+export interface EndsSample {
+  at: Date;
+  /** `topic/partition` -> low and high watermark. */
+  ends: Map<string, { low: number; high: number }>;
+}
+
+/**
+ * The latest sampled instant up to which the consumer group has read everything: every partition's committed
+ * position is at or past the high watermark sampled then (a partition never committed is read from its low
+ * watermark). Null when the group has not caught up with any sample yet.
+ */
+export function caughtUpAt(
+  samples: readonly EndsSample[],
+  committed: ReadonlyMap<string, number>,
+): Date | null {
+  let latest: Date | null = null;
+  for (const sample of samples) {
+    const done = [...sample.ends].every(([key, { low, high }]) => {
+      const at = committed.get(key) ?? -1;
+      return (at >= 0 ? at : low) >= high;
+    });
+    if (done && (latest === null || sample.at > latest)) latest = sample.at;
+  }
+  return latest;
+}
+
+/**
+ * How far the tracker has read, as an instant: the sweep judges sagas "stuck" only as of that instant, so a
+ * tracker that lags (a backlog after a restart, a busy broker) never reports a step it has not read yet as
+ * missing.
+ */
+export class ReadHorizon {
+  private samples: EndsSample[] = [];
+  private connected = false;
+
+  constructor(
+    private readonly admin: Admin,
+    private readonly groupId: string,
+    private readonly topics: readonly string[],
+    private readonly clock: () => Date = () => new Date(),
+    private readonly maxSamples = 600,
+  ) {}
+
+  /** Samples the end offsets now, then the group's commits; returns the instant read up to, or null. */
+  async sample(): Promise<Date | null> {
+    if (!this.connected) {
+      await this.admin.connect();
+      this.connected = true;
+    }
+    const at = this.clock();
+    const ends = new Map<string, { low: number; high: number }>();
+    for (const topic of this.topics)
+      for (const p of await this.admin.fetchTopicOffsets(topic))
+        ends.set(`${topic}/${p.partition}`, { low: Number(p.low), high: Number(p.high) });
+    this.samples.push({ at, ends });
+    const committed = new Map<string, number>();
+    for (const t of await this.admin.fetchOffsets({ groupId: this.groupId, topics: [...this.topics] }))
+      for (const p of t.partitions) committed.set(`${t.topic}/${p.partition}`, Number(p.offset));
+    const horizon = caughtUpAt(this.samples, committed);
+    // Samples at or before the horizon are answered; keep the horizon's own sample as the new baseline.
+    if (horizon) this.samples = this.samples.filter((s) => s.at >= horizon);
+    if (this.samples.length > this.maxSamples) this.samples.splice(1, this.samples.length - this.maxSamples);
+    return horizon;
+  }
+
+  async close(): Promise<void> {
+    if (this.connected) await this.admin.disconnect();
+    this.connected = false;
+  }
+}
