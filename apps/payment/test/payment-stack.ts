@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { EventType, PayloadOf } from '@checkout/contracts';
 import { OutboxWriter } from '@checkout/messaging';
@@ -101,3 +101,15 @@ export function paymentIn(
 export async function ledger(orderId: string): Promise<Ledger> {
   return (await (await fetch(`${PSP}/v1/_ledger?reference=${orderId}`)).json()) as Ledger;
 }
+
+/** A `PSP-Signature` header as the PSP signs a webhook body (t defaults to now). */
+export const sign = (secret: string, body: string, t = Math.floor(Date.now() / 1000)) =>
+  `t=${t},v1=${createHmac('sha256', secret).update(`${t}.${body}`).digest('hex')}`;
+
+/** The trigger of a refund: inventory.unavailable-after-payment through the inventory outbox. */
+export const unavailable = (inventory: DataSource, orderId: string, tenantId = 'acme') =>
+  publish(inventory, 'inventory', 'inventory.unavailable-after-payment', tenantId, orderId, {
+    orderId,
+    lines: [{ sku: 'SKU-PAY', quantity: 1 }],
+    shortSkus: ['SKU-PAY'],
+  });

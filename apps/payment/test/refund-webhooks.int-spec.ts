@@ -1,6 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createHmac, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { TopicReader, waitFor } from '@checkout/testing';
 import {
@@ -11,13 +11,11 @@ import {
   ledger,
   paymentIn,
   payments,
-  publish,
   reserve,
+  sign,
   sources,
+  unavailable,
 } from './payment-stack';
-
-const sign = (secret: string, body: string, t = Math.floor(Date.now() / 1000)) =>
-  `t=${t},v1=${createHmac('sha256', secret).update(`${t}.${body}`).digest('hex')}`;
 
 const deliver = async (secret: string, event: unknown) => {
   const body = JSON.stringify(event);
@@ -28,14 +26,6 @@ const deliver = async (secret: string, event: unknown) => {
   });
   return { status: res.status, outcome: ((await res.json()) as { outcome?: string }).outcome };
 };
-
-/** The trigger of a refund: inventory.unavailable-after-payment through the inventory outbox. */
-const unavailable = (inventory: DataSource, orderId: string) =>
-  publish(inventory, 'inventory', 'inventory.unavailable-after-payment', 'acme', orderId, {
-    orderId,
-    lines: [{ sku: 'SKU-PAY', quantity: 1 }],
-    shortSkus: ['SKU-PAY'],
-  });
 
 describe('payment: refund webhooks from the PSP', () => {
   let db: Awaited<ReturnType<typeof sources>>;

@@ -4,18 +4,18 @@ import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { TopicReader, waitFor } from '@checkout/testing';
 import { transition } from '../src/payment/database/payment.repository';
-import { ACME, PAYMENT, PSP, ledger, paymentIn, publish, reserve, sources } from './payment-stack';
-import { createHmac } from 'node:crypto';
-
-const sign = (secret: string, body: string, t = Math.floor(Date.now() / 1000)) =>
-  `t=${t},v1=${createHmac('sha256', secret).update(`${t}.${body}`).digest('hex')}`;
-
-const unavailable = (inventory: DataSource, orderId: string) =>
-  publish(inventory, 'inventory', 'inventory.unavailable-after-payment', 'acme', orderId, {
-    orderId,
-    lines: [{ sku: 'SKU-PAY', quantity: 1 }],
-    shortSkus: ['SKU-PAY'],
-  });
+import {
+  ACME,
+  PAYMENT,
+  PSP,
+  ledger,
+  paymentIn,
+  publish,
+  reserve,
+  sign,
+  sources,
+  unavailable,
+} from './payment-stack';
 
 describe('payment: the seed trace, refunds and the orphan sweep', () => {
   let db: Awaited<ReturnType<typeof sources>>;

@@ -1,11 +1,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createHmac, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { ACME, GLOBEX, PAYMENT, ledger, paymentIn, payments, reserve, sources } from './payment-stack';
-
-const sign = (secret: string, body: string, t = Math.floor(Date.now() / 1000)) =>
-  `t=${t},v1=${createHmac('sha256', secret).update(`${t}.${body}`).digest('hex')}`;
+import { ACME, GLOBEX, PAYMENT, ledger, paymentIn, payments, reserve, sign, sources } from './payment-stack';
 
 const post = (body: string, signature?: string) =>
   fetch(`${PAYMENT}/v1/psp/webhooks`, {

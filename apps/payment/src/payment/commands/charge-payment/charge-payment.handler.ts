@@ -1,7 +1,7 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { PinoLogger } from 'nestjs-pino';
 import { DataSource } from 'typeorm';
-import { SERVICE_CONFIG } from '@checkout/service-kit';
+import { PeriodicTask, SERVICE_CONFIG } from '@checkout/service-kit';
 import { PaymentConfig } from '../../../config/payment.config';
 import { PaymentRow, noteError, notePspRef } from '../../database/payment.repository';
 import { PspCharge, PspClient, PspResult } from '../../psp/psp.client';
@@ -83,10 +83,9 @@ export class ChargePaymentHandler {
 /** Picks up new attempts (state `created`), claims them by moving them to `pending`, and charges each. */
 @Injectable()
 export class ChargeWorker implements OnApplicationBootstrap, OnApplicationShutdown {
-  private timer?: NodeJS.Timeout;
+  private readonly task: PeriodicTask;
   private inFlight = 0;
   private stopped = false;
-  private polling = false;
 
   constructor(
     @Inject(SERVICE_CONFIG) private readonly config: PaymentConfig,
@@ -96,21 +95,23 @@ export class ChargeWorker implements OnApplicationBootstrap, OnApplicationShutdo
     private readonly logger: PinoLogger,
   ) {
     logger.setContext('ChargeWorker');
+    this.task = new PeriodicTask('charge-worker', config.PAYMENT_CHARGE_POLL_MS, () => this.poll(), logger);
   }
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => void this.poll(), this.config.PAYMENT_CHARGE_POLL_MS);
+    this.task.start();
   }
 
-  onApplicationShutdown(): void {
+  onApplicationShutdown(): Promise<void> {
     this.stopped = true;
-    clearInterval(this.timer);
+    return this.task.stop();
   }
 
-  /** One round: claim as many new attempts as there are free slots (one statement) and charge them concurrently. */
-  async poll(): Promise<void> {
-    if (this.polling || this.stopped) return;
-    this.polling = true;
+  /**
+   * One round (never two at once: its periodic task): claim as many new attempts as there are free slots, in one
+   * statement, and charge them concurrently.
+   */
+  private async poll(): Promise<void> {
     try {
       const free = this.config.PAYMENT_CHARGE_CONCURRENCY - this.inFlight;
       if (free <= 0) return;
@@ -124,13 +125,11 @@ export class ChargeWorker implements OnApplicationBootstrap, OnApplicationShutdo
           .finally(() => {
             this.inFlight -= 1;
             // A slot is free: look for waiting attempts now rather than at the next tick.
-            void this.poll();
+            if (!this.stopped) void this.task.runOnce();
           });
       }
     } catch (error) {
       this.logger.error({ err: String(error) }, 'charge poll failed');
-    } finally {
-      this.polling = false;
     }
   }
 }

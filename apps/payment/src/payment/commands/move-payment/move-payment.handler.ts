@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { PinoLogger } from 'nestjs-pino';
 import { EntityManager } from 'typeorm';
-import { SagaEvent } from '@checkout/contracts';
+import { PayloadOf, SagaEvent } from '@checkout/contracts';
 import { OutboxWriter } from '@checkout/messaging';
 import { OUTBOX_WRITER } from '@checkout/service-kit';
 import {
@@ -14,7 +14,7 @@ import {
   insertRefund,
   transition,
 } from '../../database/payment.repository';
-import { TransitionSource } from '../../domain/payment-state';
+import { PaymentState, TransitionSource } from '../../domain/payment-state';
 import { PaymentMetrics } from '../../payment.metrics';
 
 /** The stored cause as the outbox writer wants it (it reads eventId, correlationId and traceparent only). */
@@ -51,30 +51,14 @@ export class MovePaymentHandler {
     this.metrics.transitions.inc({ to: request.to, source: request.source, outcome: result.outcome });
     if (result.outcome === 'ignored') return result;
     const row = result.row;
-    this.logger.info(
-      {
-        paymentId: row.id,
-        orderId: row.order_id,
-        tenantId: row.tenant_id,
-        from: result.from,
-        to: row.state,
-        source: request.source,
-      },
-      'payment moved',
-    );
+    this.logMove(row, result.from, request.source);
     if (row.state === 'succeeded') await this.succeeded(tx, row, request);
     if (row.state === 'failed') {
-      await this.outbox.append(tx, {
-        type: 'payment.failed',
-        tenantId: row.tenant_id,
-        sagaId: row.order_id,
-        cause: asCause(row.cause),
-        payload: {
-          orderId: row.order_id,
-          paymentId: row.id,
-          reason: (row.failure_reason ?? 'declined').slice(0, 255),
-          source: eventSource(request.source),
-        },
+      await this.publish(tx, row, 'payment.failed', {
+        orderId: row.order_id,
+        paymentId: row.id,
+        reason: (row.failure_reason ?? 'declined').slice(0, 255),
+        source: eventSource(request.source),
       });
     }
     return result;
@@ -85,36 +69,43 @@ export class MovePaymentHandler {
     const claimed = await claimNewAttempts(q, limit);
     return claimed.map(({ from_state: from, ...row }) => {
       this.metrics.transitions.inc({ to: 'pending', source: 'charge', outcome: 'applied' });
-      this.logger.info(
-        {
-          paymentId: row.id,
-          orderId: row.order_id,
-          tenantId: row.tenant_id,
-          from,
-          to: row.state,
-          source: 'charge',
-        },
-        'payment moved',
-      );
+      this.logMove(row, from, 'charge');
       return row;
     });
   }
 
-  private async succeeded(tx: EntityManager, row: PaymentRow, request: TransitionRequest): Promise<void> {
-    await this.outbox.append(tx, {
-      type: 'payment.succeeded',
+  private logMove(row: PaymentRow, from: PaymentState, source: TransitionSource): void {
+    this.logger.info(
+      { paymentId: row.id, orderId: row.order_id, tenantId: row.tenant_id, from, to: row.state, source },
+      'payment moved',
+    );
+  }
+
+  /** The payment's outcome event, in the transaction of the move, caused by the event that started it. */
+  private publish<T extends 'payment.succeeded' | 'payment.failed'>(
+    tx: EntityManager,
+    row: PaymentRow,
+    type: T,
+    payload: PayloadOf<T>,
+  ) {
+    return this.outbox.append(tx, {
+      type,
       tenantId: row.tenant_id,
       sagaId: row.order_id,
       cause: asCause(row.cause),
-      payload: {
-        orderId: row.order_id,
-        paymentId: row.id,
-        amount: Number(row.amount),
-        currency: row.currency,
-        pspReference: row.psp_ref,
-        source: eventSource(request.source),
-        succeededAt: new Date().toISOString(),
-      },
+      payload,
+    });
+  }
+
+  private async succeeded(tx: EntityManager, row: PaymentRow, request: TransitionRequest): Promise<void> {
+    await this.publish(tx, row, 'payment.succeeded', {
+      orderId: row.order_id,
+      paymentId: row.id,
+      amount: Number(row.amount),
+      currency: row.currency,
+      pspReference: row.psp_ref,
+      source: eventSource(request.source),
+      succeededAt: new Date().toISOString(),
     });
     if (row.refund_on_success && row.psp_ref) {
       // The order was cancelled while the money's fate was unknown: compensate forward, never rewrite history.

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { PinoLogger } from 'nestjs-pino';
 import { DataSource } from 'typeorm';
-import { SERVICE_CONFIG, TenantRegistry } from '@checkout/service-kit';
+import { PeriodicTask, SERVICE_CONFIG, TenantRegistry } from '@checkout/service-kit';
 import { PaymentConfig } from '../../../config/payment.config';
 import { PaymentRow, insertRefund, isUuid, updateReturning } from '../../database/payment.repository';
 import { OPEN_STATES } from '../../domain/payment-state';
@@ -18,9 +18,7 @@ import { ChargePaymentHandler } from '../charge-payment/charge-payment.handler';
  */
 @Injectable()
 export class ReconcilePaymentsHandler implements OnApplicationBootstrap, OnApplicationShutdown {
-  private timers: NodeJS.Timeout[] = [];
-  private reconciling = false;
-  private sweeping = false;
+  private readonly tasks: PeriodicTask[];
 
   constructor(
     @Inject(SERVICE_CONFIG) private readonly config: PaymentConfig,
@@ -32,24 +30,35 @@ export class ReconcilePaymentsHandler implements OnApplicationBootstrap, OnAppli
     private readonly logger: PinoLogger,
   ) {
     logger.setContext('ReconcilePayments');
-  }
-
-  onApplicationBootstrap(): void {
-    this.timers.push(setInterval(() => void this.reconcile(), this.config.PAYMENT_RECONCILE_INTERVAL_MS));
-    if (this.config.PAYMENT_ORPHAN_SWEEP_INTERVAL_MS > 0)
-      this.timers.push(
-        setInterval(() => void this.sweepOrphans(), this.config.PAYMENT_ORPHAN_SWEEP_INTERVAL_MS),
+    this.tasks = [
+      new PeriodicTask(
+        'reconciliation',
+        config.PAYMENT_RECONCILE_INTERVAL_MS,
+        () => this.reconcile(),
+        logger,
+      ),
+    ];
+    if (config.PAYMENT_ORPHAN_SWEEP_INTERVAL_MS > 0)
+      this.tasks.push(
+        new PeriodicTask(
+          'orphan-sweep',
+          config.PAYMENT_ORPHAN_SWEEP_INTERVAL_MS,
+          () => this.sweepOrphans(),
+          logger,
+        ),
       );
   }
 
-  onApplicationShutdown(): void {
-    for (const t of this.timers) clearInterval(t);
+  onApplicationBootstrap(): void {
+    for (const task of this.tasks) task.start();
   }
 
-  /** One reconciliation round; returns how many attempts it looked at. */
-  async reconcile(): Promise<number> {
-    if (this.reconciling) return 0;
-    this.reconciling = true;
+  async onApplicationShutdown(): Promise<void> {
+    await Promise.all(this.tasks.map((task) => task.stop()));
+  }
+
+  /** One reconciliation round (never two at once: its periodic task); returns how many attempts it looked at. */
+  private async reconcile(): Promise<number> {
     try {
       await this.refreshGauges();
       const stuck = await updateReturning<PaymentRow>(
@@ -72,8 +81,6 @@ export class ReconcilePaymentsHandler implements OnApplicationBootstrap, OnAppli
     } catch (error) {
       this.logger.error({ err: String(error) }, 'reconciliation failed');
       return 0;
-    } finally {
-      this.reconciling = false;
     }
   }
 
@@ -119,10 +126,8 @@ export class ReconcilePaymentsHandler implements OnApplicationBootstrap, OnAppli
     this.metrics.refundsParked.set(Number(parked));
   }
 
-  /** One orphan sweep over every tenant's PSP account; returns the orphans found this round. */
-  async sweepOrphans(): Promise<number> {
-    if (this.sweeping) return 0;
-    this.sweeping = true;
+  /** One orphan sweep over every tenant's PSP account (one at a time); returns the orphans found this round. */
+  private async sweepOrphans(): Promise<number> {
     let found = 0;
     try {
       const to = new Date(Date.now() - this.config.PAYMENT_ORPHAN_MIN_AGE_MS);
@@ -130,45 +135,43 @@ export class ReconcilePaymentsHandler implements OnApplicationBootstrap, OnAppli
       for (const tenant of this.tenants.all()) {
         const charges = await this.psp.chargesBetween(tenant.pspAccount, from, to);
         if (charges.kind !== 'ok') continue;
-        for (const charge of charges.value) {
-          if (charge.status === 'succeeded' && !charge.refunded && (await this.isOrphan(tenant.id, charge))) {
-            if (await this.recordOrphan(tenant.id, tenant.pspAccount, charge)) found += 1;
-          }
+        const captured = charges.value.filter((c) => c.status === 'succeeded' && !c.refunded);
+        for (const charge of await this.orphansAmong(tenant.id, captured)) {
+          if (await this.recordOrphan(tenant.id, tenant.pspAccount, charge)) found += 1;
         }
       }
     } catch (error) {
       this.logger.error({ err: String(error) }, 'orphan sweep failed');
-    } finally {
-      this.sweeping = false;
     }
     return found;
   }
 
-  /** A captured charge is ours only if a payment of ours succeeded (or was refunded) with exactly that charge. */
-  private async isOrphan(tenantId: string, charge: PspCharge): Promise<boolean> {
-    const paymentId = isUuid(charge.metadata?.paymentId) ? charge.metadata.paymentId : null;
-    const rows: { state: string; psp_ref: string | null; same_payment: boolean }[] =
-      await this.dataSource.query(
-        `SELECT state, psp_ref, id = $3::uuid AS same_payment FROM payment_attempt
-        WHERE tenant_id = $1 AND (psp_ref = $2 OR id = $3::uuid)
-       UNION ALL
-       SELECT 'refund', psp_charge_id, false FROM refund WHERE psp_charge_id = $2`,
-        [tenantId, charge.id, paymentId],
-      );
-    if (rows.some((r) => r.state === 'refund')) return false;
-    if (rows.some((r) => r.psp_ref === charge.id && (r.state === 'succeeded' || r.state === 'refunded')))
-      return false;
-    // Still open: reconciliation will settle it with this very charge.
-    if (
-      rows.some(
-        (r) =>
-          r.same_payment &&
-          ['created', 'pending', 'unknown'].includes(r.state) &&
-          (r.psp_ref ?? charge.id) === charge.id,
-      )
-    )
-      return false;
-    return true;
+  /**
+   * The captured charges that no payment of ours accounts for, in one query for the whole window: a charge is
+   * ours if a payment of ours succeeded (or was refunded) with exactly that charge, if it is already being
+   * refunded or was recorded as an orphan, or if the payment it names is still open (reconciliation will settle
+   * it with this very charge).
+   */
+  private async orphansAmong(tenantId: string, charges: PspCharge[]): Promise<PspCharge[]> {
+    if (charges.length === 0) return [];
+    const rows: { id: string }[] = await this.dataSource.query(
+      `SELECT c.id FROM unnest($2::text[], $3::uuid[]) AS c(id, payment_id)
+        WHERE NOT EXISTS (SELECT 1 FROM refund r WHERE r.psp_charge_id = c.id)
+          AND NOT EXISTS (SELECT 1 FROM orphan_charge o WHERE o.psp_charge_id = c.id)
+          AND NOT EXISTS (SELECT 1 FROM payment_attempt p
+                           WHERE p.tenant_id = $1 AND p.psp_ref = c.id AND p.state IN ('succeeded', 'refunded'))
+          AND NOT EXISTS (SELECT 1 FROM payment_attempt p
+                           WHERE p.tenant_id = $1 AND p.id = c.payment_id AND p.state = ANY($4::text[])
+                             AND COALESCE(p.psp_ref, c.id) = c.id)`,
+      [
+        tenantId,
+        charges.map((c) => c.id),
+        charges.map((c) => (isUuid(c.metadata?.paymentId) ? c.metadata.paymentId : null)),
+        OPEN_STATES,
+      ],
+    );
+    const orphans = new Set(rows.map((r) => r.id));
+    return charges.filter((c) => orphans.has(c.id));
   }
 
   private async recordOrphan(tenantId: string, account: string, charge: PspCharge): Promise<boolean> {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { PinoLogger } from 'nestjs-pino';
 import { DataSource, EntityManager } from 'typeorm';
-import { SERVICE_CONFIG } from '@checkout/service-kit';
+import { PeriodicTask, SERVICE_CONFIG } from '@checkout/service-kit';
 import { PaymentConfig } from '../../../config/payment.config';
 import {
   RefundRow,
@@ -64,8 +64,7 @@ export class RequestRefundHandler {
  */
 @Injectable()
 export class RefundWorker implements OnApplicationBootstrap, OnApplicationShutdown {
-  private timer?: NodeJS.Timeout;
-  private polling = false;
+  private readonly task: PeriodicTask;
 
   constructor(
     @Inject(SERVICE_CONFIG) private readonly config: PaymentConfig,
@@ -75,20 +74,19 @@ export class RefundWorker implements OnApplicationBootstrap, OnApplicationShutdo
     private readonly logger: PinoLogger,
   ) {
     logger.setContext('RefundWorker');
+    this.task = new PeriodicTask('refund-worker', config.PAYMENT_REFUND_POLL_MS, () => this.poll(), logger);
   }
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => void this.poll(), this.config.PAYMENT_REFUND_POLL_MS);
+    this.task.start();
   }
 
-  onApplicationShutdown(): void {
-    clearInterval(this.timer);
+  onApplicationShutdown(): Promise<void> {
+    return this.task.stop();
   }
 
-  /** Claims due refunds (a lease: next_attempt_at moves ahead) and sends them. */
-  async poll(): Promise<void> {
-    if (this.polling) return;
-    this.polling = true;
+  /** Claims due refunds (a lease: next_attempt_at moves ahead) and sends them; one round at a time. */
+  private async poll(): Promise<void> {
     try {
       const lease = this.config.PAYMENT_PSP_TIMEOUT_MS * (this.config.PAYMENT_PSP_RETRIES + 1) + 5_000;
       const due = await updateReturning<RefundRow>(
@@ -102,8 +100,6 @@ export class RefundWorker implements OnApplicationBootstrap, OnApplicationShutdo
       await Promise.all(due.map((r) => this.send(r)));
     } catch (error) {
       this.logger.error({ err: String(error) }, 'refund poll failed');
-    } finally {
-      this.polling = false;
     }
   }
 
