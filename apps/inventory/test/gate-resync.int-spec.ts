@@ -3,24 +3,13 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import { PinoLogger } from 'nestjs-pino';
 import { Registry } from 'prom-client';
-import { DataSource } from 'typeorm';
-import { TenantRegistry, hashApiKey } from '@checkout/service-kit';
 import { StockGate } from '@checkout/stock-gate';
-import { loadStackConfig, serviceDataSource } from '@checkout/testing';
+import { loadStackConfig } from '@checkout/testing';
 import { InventoryConfig } from '../src/config/inventory.config';
-import { ReserveStock } from '../src/reservation/commands';
 import { GateResyncJob } from '../src/reservation/jobs/gate-resync.job';
 import { InventoryMetrics } from '../src/reservation/jobs/inventory.metrics';
-import { TEST_TENANT, expire, givenStock, inTx, order, outbox, uniqueSku } from './support';
-
-const tenants = new TenantRegistry([
-  {
-    id: TEST_TENANT,
-    apiKeySha256: hashApiKey('it-key'),
-    webhookSecret: 'whsec_it_0123456789',
-    pspAccount: 'acct_it',
-  },
-]);
+import { TEST_TENANT, expire, givenStock, inTx, order, uniqueSku } from './support';
+import { inventorySpec, testTenants } from './inventory-spec';
 
 /** A logger that keeps what the job says. */
 function recordingLogger() {
@@ -31,15 +20,16 @@ function recordingLogger() {
 }
 
 describe('GateResyncJob: the gate counters of gated SKUs are reset from the inventory database', () => {
-  let ds: DataSource;
+  const spec = inventorySpec(3);
+  const { reserve } = spec;
   const redisUrl = loadStackConfig().redis.url;
   const job = (config: Partial<InventoryConfig>, registry = new Registry()) => {
     const log = recordingLogger();
-    const metrics = new InventoryMetrics(registry, ds, tenants);
+    const metrics = new InventoryMetrics(registry, spec.ds, testTenants);
     const j = new GateResyncJob(
       { INVENTORY_GATE_RESYNC_INTERVAL_MS: 0, ...config } as InventoryConfig,
-      ds,
-      tenants,
+      spec.ds,
+      testTenants,
       metrics,
       log.logger,
     );
@@ -48,26 +38,23 @@ describe('GateResyncJob: the gate counters of gated SKUs are reset from the inve
   let gate: StockGate;
 
   before(async () => {
-    ds = await serviceDataSource('inventory_svc', 3);
     gate = StockGate.connect(redisUrl, { commandTimeout: 15_000 });
     assert.equal(await gate.ready(5_000), true);
   });
   after(async () => {
     await gate.close();
-    await ds.destroy();
   });
 
   it('sets the counter to what the database can still sell (holds past their TTL included) and says so', async () => {
     const sku = uniqueSku('gated');
     const plain = uniqueSku('not-gated');
-    await givenStock(ds, sku, 40);
-    await givenStock(ds, plain, 5);
-    const reserve = new ReserveStock(outbox, { ttlSeconds: 600 });
+    await givenStock(spec.ds, sku, 40);
+    await givenStock(spec.ds, plain, 5);
     const held = order([[sku, 10]]);
     const lapsed = order([[sku, 4]]);
     for (const o of [held, lapsed])
-      await inTx(ds, (tx) => reserve.execute(tx, { tenantId: TEST_TENANT, order: o }));
-    await expire(ds, lapsed.orderId);
+      await inTx(spec.ds, (tx) => reserve.execute(tx, { tenantId: TEST_TENANT, order: o }));
+    await expire(spec.ds, lapsed.orderId);
     await gate.enable(TEST_TENANT, sku, 100); // drifted: e.g. tokens never given back
     const { job: j, lines, registry } = job({ REDIS_URL: redisUrl });
 

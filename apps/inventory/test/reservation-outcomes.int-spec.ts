@@ -1,20 +1,15 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Registry } from 'prom-client';
-import { DataSource } from 'typeorm';
-import { loadStackConfig, serviceDataSource } from '@checkout/testing';
-import { CommitStock, ExpireReservations, ReleaseStock, ReserveStock } from '../src/reservation/commands';
+import { loadStackConfig } from '@checkout/testing';
 import { ReservationOutcomes } from '../src/reservation/metrics/reservation-outcomes';
-import { TEST_TENANT, expire, givenStock, inTx, order, outbox, uniqueSku } from './support';
+import { expire, givenStock, inTx, order, uniqueSku } from './support';
+import { inventorySpec } from './inventory-spec';
 
 describe('inventory_reservation_outcomes_total counts each outcome once its transaction commits', () => {
-  let ds: DataSource;
+  const spec = inventorySpec(5);
+  const { tenantId, reserve, commit, release, expireJob } = spec;
   let registry: Registry;
-  const tenantId = TEST_TENANT;
-  const reserve = new ReserveStock(outbox, { ttlSeconds: 600 });
-  const commit = new CommitStock(outbox);
-  const release = new ReleaseStock(outbox);
-  const expireJob = new ExpireReservations(outbox);
 
   /** The counter's values for the test tenant, as "outcome/reason" -> count. */
   const counts = async () => {
@@ -27,21 +22,18 @@ describe('inventory_reservation_outcomes_total counts each outcome once its tran
   };
 
   before(async () => {
-    ds = await serviceDataSource('inventory_svc', 5);
     registry = new Registry();
-    new ReservationOutcomes(registry).attach(ds);
+    new ReservationOutcomes(registry).attach(spec.ds);
   });
-  after(async () => {
-    await ds.destroy();
-  });
+  after(async () => {});
 
   it('reserved, rejected, released by reason, committed, backordered, unavailable after payment; a rollback counts nothing', async () => {
     const sku = uniqueSku('outcomes');
     const scarce = uniqueSku('outcomes-bo');
-    await givenStock(ds, sku, 3);
-    await givenStock(ds, scarce, 1, { allowBackorder: true });
+    await givenStock(spec.ds, sku, 3);
+    await givenStock(spec.ds, scarce, 1, { allowBackorder: true });
     const run = (o: ReturnType<typeof order>) =>
-      inTx(ds, (tx) => reserve.execute(tx, { tenantId, order: o }));
+      inTx(spec.ds, (tx) => reserve.execute(tx, { tenantId, order: o }));
     const [paid, cancelled, lapsed, late] = [
       order([[sku, 1]]),
       order([[sku, 1]]),
@@ -51,23 +43,23 @@ describe('inventory_reservation_outcomes_total counts each outcome once its tran
     for (const o of [paid, cancelled, lapsed, late]) await run(o);
     await run(order([[sku, 1]])); // none left
     await run(order([[uniqueSku('outcomes-none'), 1]]));
-    await inTx(ds, (tx) => commit.execute(tx, { tenantId, orderId: paid.orderId }));
-    await inTx(ds, (tx) =>
+    await inTx(spec.ds, (tx) => commit.execute(tx, { tenantId, orderId: paid.orderId }));
+    await inTx(spec.ds, (tx) =>
       release.execute(tx, { tenantId, orderId: cancelled.orderId, reason: 'order_cancelled' }),
     );
-    await expire(ds, lapsed.orderId);
-    await expire(ds, late.orderId);
-    await inTx(ds, (tx) => expireJob.execute(tx, { tenantId, skus: [sku, scarce] }));
+    await expire(spec.ds, lapsed.orderId);
+    await expire(spec.ds, late.orderId);
+    await inTx(spec.ds, (tx) => expireJob.execute(tx, { tenantId, skus: [sku, scarce] }));
     await run(order([[scarce, 1]])); // takes the unit the late order lost
-    await inTx(ds, (tx) => commit.execute(tx, { tenantId, orderId: late.orderId })); // backordered
+    await inTx(spec.ds, (tx) => commit.execute(tx, { tenantId, orderId: late.orderId })); // backordered
     const refused = order([[sku, 1]]);
     await run(refused);
-    await expire(ds, refused.orderId);
-    await inTx(ds, (tx) => expireJob.execute(tx, { tenantId, skus: [sku] }));
+    await expire(spec.ds, refused.orderId);
+    await inTx(spec.ds, (tx) => expireJob.execute(tx, { tenantId, skus: [sku] }));
     await run(order([[sku, 2]])); // the last two units: none left for the refused order
-    await inTx(ds, (tx) => commit.execute(tx, { tenantId, orderId: refused.orderId })); // no backorder: refund
+    await inTx(spec.ds, (tx) => commit.execute(tx, { tenantId, orderId: refused.orderId })); // no backorder: refund
     await assert.rejects(
-      inTx(ds, async (tx) => {
+      inTx(spec.ds, async (tx) => {
         await reserve.execute(tx, { tenantId, order: order([[scarce, 1]]) });
         throw new Error('rolled back');
       }),

@@ -1,9 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { DataSource } from 'typeorm';
 import { NonRetryableError, consoleLogger } from '@checkout/messaging';
-import { TenantRegistry, hashApiKey } from '@checkout/service-kit';
-import { serviceDataSource } from '@checkout/testing';
 import { ReserveStock, ReserveStockBatch } from '../src/reservation/commands';
 import { BatchEventConsumer } from '../src/reservation/consumers/batch-event-consumer';
 import { onOrderCreated } from '../src/reservation/consumers/order-created.consumer';
@@ -18,50 +15,40 @@ import {
   reservationsOf,
   stockOf,
   uniqueSku,
+  givenCrossedOrders,
 } from './support';
-
-const tenants = new TenantRegistry([
-  {
-    id: TEST_TENANT,
-    apiKeySha256: hashApiKey('it-key'),
-    webhookSecret: 'whsec_it_0123456789',
-    pspAccount: 'acct_it',
-  },
-]);
+import { inventorySpec, testTenants } from './inventory-spec';
 
 /** Splits xs into chunks of n. */
 const chunks = <T>(xs: T[], n: number): T[][] =>
   Array.from({ length: Math.ceil(xs.length / n) }, (_, i) => xs.slice(i * n, i * n + n));
 
 describe('ReserveStockBatch and the batched order.created consumer (group commit)', () => {
-  let ds: DataSource;
+  const spec = inventorySpec(20);
   const batch = new ReserveStockBatch(outbox, { ttlSeconds: 600 });
   const single = new ReserveStock(outbox, { ttlSeconds: 600 });
   let consumer: BatchEventConsumer<'order.created'>;
 
   before(async () => {
-    ds = await serviceDataSource('inventory_svc', 20);
     consumer = new BatchEventConsumer({
       topic: 'order.created',
       groupId: 'it-inventory-batch',
       // Its own inbox name: the running service's inbox never sees these event ids.
       inboxName: `it-inventory-batch`,
       brokers: ['127.0.0.1:1'],
-      dataSource: ds,
+      dataSource: spec.ds,
       batchSize: 100,
       logger: consoleLogger,
-      handler: onOrderCreated(tenants, batch),
+      handler: onOrderCreated(testTenants, batch),
     });
   });
-  after(async () => {
-    await ds.destroy();
-  });
+  after(async () => {});
 
   it('one batch, mixed: first fit in batch order, each order all lines or none, unknown SKUs named', async () => {
     const a = uniqueSku('mix-a');
     const b = uniqueSku('mix-b');
-    await givenStock(ds, a, 5);
-    await givenStock(ds, b, 2);
+    await givenStock(spec.ds, a, 5);
+    await givenStock(spec.ds, b, 2);
     const orders = [
       order([[a, 2]]),
       order([[a, 2]]),
@@ -74,7 +61,7 @@ describe('ReserveStockBatch and the batched order.created consumer (group commit
       order([[uniqueSku('mix-none'), 1]]),
     ];
 
-    const results = await inTx(ds, (tx) =>
+    const results = await inTx(spec.ds, (tx) =>
       batch.execute(
         tx,
         orders.map((o) => ({ tenantId: TEST_TENANT, order: o })),
@@ -92,11 +79,11 @@ describe('ReserveStockBatch and the batched order.created consumer (group commit
         ['rejected', 'unknown_sku', [orders[5].lines[0].sku]],
       ],
     );
-    assert.deepEqual(await stockOf(ds, a), { available: 0, reserved: 5, sold: 0, restocked: 5 });
-    assert.deepEqual(await stockOf(ds, b), { available: 2, reserved: 0, sold: 0, restocked: 2 });
-    assert.deepEqual(await reservationsOf(ds, orders[3].orderId), []);
+    assert.deepEqual(await stockOf(spec.ds, a), { available: 0, reserved: 5, sold: 0, restocked: 5 });
+    assert.deepEqual(await stockOf(spec.ds, b), { available: 2, reserved: 0, sold: 0, restocked: 2 });
+    assert.deepEqual(await reservationsOf(spec.ds, orders[3].orderId), []);
     const types = await Promise.all(
-      orders.map(async (o) => (await eventsOf(ds, o.orderId)).map((e) => e.type)),
+      orders.map(async (o) => (await eventsOf(spec.ds, o.orderId)).map((e) => e.type)),
     );
     assert.deepEqual(types, [
       ['inventory.reserved'],
@@ -106,7 +93,7 @@ describe('ReserveStockBatch and the batched order.created consumer (group commit
       ['inventory.reserved'],
       ['inventory.rejected'],
     ]);
-    const sequences: { n: number }[] = await ds.query(
+    const sequences: { n: number }[] = await spec.ds.query(
       `SELECT sequence AS n FROM outbox WHERE saga_id = ANY($1::uuid[])`,
       [orders.map((o) => o.orderId)],
     );
@@ -119,7 +106,7 @@ describe('ReserveStockBatch and the batched order.created consumer (group commit
 
   it('a duplicate order.created inside one batch (same event, or same order under a new event id) holds once', async () => {
     const sku = uniqueSku('batch-dup');
-    await givenStock(ds, sku, 10);
+    await givenStock(spec.ds, sku, 10);
     const o = order([[sku, 3]]);
     const first = orderCreatedEvent(o);
     const again = orderCreatedEvent(o);
@@ -128,13 +115,13 @@ describe('ReserveStockBatch and the batched order.created consumer (group commit
     const outcome = await consumer.apply([first, first, again, other]);
 
     assert.deepEqual(outcome, { applied: 3, duplicates: 1 });
-    assert.deepEqual(await stockOf(ds, sku), { available: 6, reserved: 4, sold: 0, restocked: 10 });
+    assert.deepEqual(await stockOf(spec.ds, sku), { available: 6, reserved: 4, sold: 0, restocked: 10 });
     assert.deepEqual(
-      (await reservationsOf(ds, o.orderId)).map((r) => [r.qty, r.status]),
+      (await reservationsOf(spec.ds, o.orderId)).map((r) => [r.qty, r.status]),
       [[3, 'held']],
     );
     assert.deepEqual(
-      (await eventsOf(ds, o.orderId)).map((e) => e.type),
+      (await eventsOf(spec.ds, o.orderId)).map((e) => e.type),
       ['inventory.reserved'],
     );
     assert.deepEqual(
@@ -146,7 +133,7 @@ describe('ReserveStockBatch and the batched order.created consumer (group commit
 
   it('a broken rule fails the whole chunk and changes nothing (the consumer then applies each event alone)', async () => {
     const sku = uniqueSku('batch-rule');
-    await givenStock(ds, sku, 5_000);
+    await givenStock(spec.ds, sku, 5_000);
     const fine = orderCreatedEvent(order([[sku, 1]]));
     const tooLarge = orderCreatedEvent(
       order([
@@ -160,8 +147,13 @@ describe('ReserveStockBatch and the batched order.created consumer (group commit
       await assert.rejects(consumer.apply([fine, bad]), (e: unknown) => e instanceof NonRetryableError);
     }
 
-    assert.deepEqual(await stockOf(ds, sku), { available: 5_000, reserved: 0, sold: 0, restocked: 5_000 });
-    const [{ n }] = await ds.query(`SELECT count(*)::int AS n FROM inbox WHERE event_id = $1`, [
+    assert.deepEqual(await stockOf(spec.ds, sku), {
+      available: 5_000,
+      reserved: 0,
+      sold: 0,
+      restocked: 5_000,
+    });
+    const [{ n }] = await spec.ds.query(`SELECT count(*)::int AS n FROM inbox WHERE event_id = $1`, [
       fine.eventId,
     ]);
     assert.equal(n, 0, 'the inbox rows roll back with the batch');
@@ -170,7 +162,7 @@ describe('ReserveStockBatch and the batched order.created consumer (group commit
 
   it('540 orders for 500 units in concurrent batches (3 partitions) and single orders: exactly 500 held', async () => {
     const sku = uniqueSku('batch-flash');
-    await givenStock(ds, sku, 500);
+    await givenStock(spec.ds, sku, 500);
     const orders = Array.from({ length: 540 }, () => order([[sku, 1]]));
     const batched = orders.slice(0, 450);
     const alone = orders.slice(450);
@@ -182,7 +174,7 @@ describe('ReserveStockBatch and the batched order.created consumer (group commit
           const out = [];
           for (const part of chunks(mine, 25)) {
             out.push(
-              ...(await inTx(ds, (tx) =>
+              ...(await inTx(spec.ds, (tx) =>
                 batch.execute(
                   tx,
                   part.map((o) => ({ tenantId: TEST_TENANT, order: o })),
@@ -194,15 +186,15 @@ describe('ReserveStockBatch and the batched order.created consumer (group commit
         }),
       ),
       Promise.all(
-        alone.map((o) => inTx(ds, (tx) => single.execute(tx, { tenantId: TEST_TENANT, order: o }))),
+        alone.map((o) => inTx(spec.ds, (tx) => single.execute(tx, { tenantId: TEST_TENANT, order: o }))),
       ),
     ]);
 
     const outcomes = [...batchResults.flat(), ...singleResults].map((r) => r.outcome);
     assert.equal(outcomes.filter((o) => o === 'reserved').length, 500);
     assert.equal(outcomes.filter((o) => o === 'rejected').length, 40);
-    assert.deepEqual(await stockOf(ds, sku), { available: 0, reserved: 500, sold: 0, restocked: 500 });
-    const [{ held }] = await ds.query(
+    assert.deepEqual(await stockOf(spec.ds, sku), { available: 0, reserved: 500, sold: 0, restocked: 500 });
+    const [{ held }] = await spec.ds.query(
       `SELECT count(*)::int AS held FROM reservation WHERE tenant_id = $1 AND sku = $2 AND status = 'held'`,
       [TEST_TENANT, sku],
     );
@@ -210,27 +202,11 @@ describe('ReserveStockBatch and the batched order.created consumer (group commit
   });
 
   it('batches of multi-line orders with the same SKUs in opposite order, concurrently: no deadlock, conserved', async () => {
-    const a = uniqueSku('bpair-a');
-    const b = uniqueSku('bpair-b');
-    await givenStock(ds, a, 100);
-    await givenStock(ds, b, 100);
-    const orders = Array.from({ length: 120 }, (_, i) =>
-      order(
-        i % 2 === 0
-          ? [
-              [a, 1],
-              [b, 1],
-            ]
-          : [
-              [b, 1],
-              [a, 1],
-            ],
-      ),
-    );
+    const { a, b, orders } = await givenCrossedOrders(spec.ds, 'bpair', 100, 120);
 
     const settled = await Promise.allSettled(
       chunks(orders, 10).map((part) =>
-        inTx(ds, (tx) =>
+        inTx(spec.ds, (tx) =>
           batch.execute(
             tx,
             part.map((o) => ({ tenantId: TEST_TENANT, order: o })),
@@ -248,7 +224,7 @@ describe('ReserveStockBatch and the batched order.created consumer (group commit
     assert.equal(outcomes.filter((o) => o === 'reserved').length, 100);
     assert.equal(outcomes.filter((o) => o === 'rejected').length, 20);
     for (const sku of [a, b]) {
-      assert.deepEqual(await stockOf(ds, sku), { available: 0, reserved: 100, sold: 0, restocked: 100 });
+      assert.deepEqual(await stockOf(spec.ds, sku), { available: 0, reserved: 100, sold: 0, restocked: 100 });
     }
   });
 });

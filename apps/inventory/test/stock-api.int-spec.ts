@@ -1,9 +1,9 @@
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { DataSource } from 'typeorm';
-import { loadStackConfig, serviceDataSource } from '@checkout/testing';
+import { loadStackConfig } from '@checkout/testing';
 import { ReserveStock } from '../src/reservation/commands';
 import { expire, inTx, order, outbox, uniqueSku } from './support';
+import { inventorySpec } from './inventory-spec';
 
 const base = `http://127.0.0.1:${loadStackConfig().servicePorts.inventory}`;
 const ACME = { authorization: 'Bearer acme-dev-key' };
@@ -19,14 +19,7 @@ async function call(method: string, path: string, headers: Record<string, string
 }
 
 describe('inventory HTTP API (running service)', () => {
-  let ds: DataSource;
-
-  before(async () => {
-    ds = await serviceDataSource('inventory_svc', 5);
-  });
-  after(async () => {
-    await ds.destroy();
-  });
+  const spec = inventorySpec(5);
 
   it('PUT sets the available units; GET shows { sku, available, reserved, sold }', async () => {
     const sku = uniqueSku('api');
@@ -46,7 +39,7 @@ describe('inventory HTTP API (running service)', () => {
   it('each PUT is recorded as a restock delta, so initial + restocks = available + reserved + sold', async () => {
     const sku = uniqueSku('restock');
     await call('PUT', `/v1/admin/stock/${sku}`, ACME, { available: 10 });
-    await inTx(ds, (tx) =>
+    await inTx(spec.ds, (tx) =>
       new ReserveStock(outbox, { ttlSeconds: 600 }).execute(tx, {
         tenantId: 'acme',
         order: order([[sku, 4]]),
@@ -62,7 +55,7 @@ describe('inventory HTTP API (running service)', () => {
       reservationTtlSeconds: null,
     });
 
-    const deltas = await ds.query(
+    const deltas = await spec.ds.query(
       `SELECT delta, available_after AS "availableAfter" FROM stock_restock WHERE tenant_id = 'acme' AND sku = $1 ORDER BY id`,
       [sku],
     );
@@ -70,7 +63,7 @@ describe('inventory HTTP API (running service)', () => {
       { delta: 10, availableAfter: 10 },
       { delta: 14, availableAfter: 20 },
     ]);
-    const [row] = await ds.query(
+    const [row] = await spec.ds.query(
       `SELECT restocked::int AS restocked, available, reserved, sold FROM stock WHERE tenant_id = 'acme' AND sku = $1`,
       [sku],
     );
@@ -126,7 +119,7 @@ describe('inventory HTTP API (running service)', () => {
     const sku = uniqueSku('lazyread');
     await call('PUT', `/v1/admin/stock/${sku}`, ACME, { available: 3 });
     const o = order([[sku, 2]]);
-    await inTx(ds, (tx) =>
+    await inTx(spec.ds, (tx) =>
       new ReserveStock(outbox, { ttlSeconds: 600 }).execute(tx, { tenantId: 'acme', order: o }),
     );
     assert.deepEqual((await call('GET', `/v1/stock/${sku}`, ACME)).body, {
@@ -137,7 +130,7 @@ describe('inventory HTTP API (running service)', () => {
       reservationTtlSeconds: null,
     });
 
-    await expire(ds, o.orderId);
+    await expire(spec.ds, o.orderId);
 
     assert.deepEqual((await call('GET', `/v1/stock/${sku}`, ACME)).body, {
       sku,

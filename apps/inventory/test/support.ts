@@ -110,3 +110,28 @@ export function orderCreatedEvent(
     payload,
   }) as SagaEvent<'order.created'>;
 }
+
+/**
+ * Two SKUs with `units` each and `count` two-line orders of one unit of both, every other one listing the
+ * SKUs in the opposite order (the deadlock-prone shape).
+ */
+export async function givenCrossedOrders(ds: DataSource, name: string, units: number, count: number) {
+  const a = uniqueSku(`${name}-a`);
+  const b = uniqueSku(`${name}-b`);
+  await givenStock(ds, a, units);
+  await givenStock(ds, b, units);
+  const orders = Array.from({ length: count }, (_, i) =>
+    order(
+      i % 2 === 0
+        ? [
+            [a, 1],
+            [b, 1],
+          ]
+        : [
+            [b, 1],
+            [a, 1],
+          ],
+    ),
+  );
+  return { a, b, orders };
+}

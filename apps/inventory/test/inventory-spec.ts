@@ -1,0 +1,71 @@
+import { after, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { DataSource } from 'typeorm';
+import { TenantRegistry, hashApiKey } from '@checkout/service-kit';
+import { serviceDataSource } from '@checkout/testing';
+import {
+  CommitStock,
+  ExpireReservations,
+  ReleaseStock,
+  ReserveStock,
+  ReserveStockBatch,
+  ReturnSoldStock,
+  SetStock,
+} from '../src/reservation/commands';
+import { TEST_TENANT, eventsOf, expire, inTx, order, outbox } from './support';
+
+/** The tenant registry of the specs that call consumers directly: only the test tenant. */
+export const testTenants = new TenantRegistry([
+  {
+    id: TEST_TENANT,
+    apiKeySha256: hashApiKey('it-key'),
+    webhookSecret: 'whsec_it_0123456789',
+    pspAccount: 'acct_it',
+  },
+]);
+
+/**
+ * The set-up the inventory integration specs share: a pool on the inventory database opened before the
+ * suite and closed after it (call inside `describe`), the commands as the service builds them, and the
+ * steps the specs are written in.
+ */
+export function inventorySpec(poolSize = 10) {
+  let dataSource: DataSource | undefined;
+  before(async () => {
+    dataSource = await serviceDataSource('inventory_svc', poolSize);
+  });
+  after(async () => {
+    await dataSource?.destroy();
+  });
+  const tenantId = TEST_TENANT;
+  const spec = {
+    /** The pool on the inventory database (open between before and after). */
+    get ds(): DataSource {
+      if (!dataSource) throw new Error('inventorySpec: the database is opened in before()');
+      return dataSource;
+    },
+    tenantId,
+    reserve: new ReserveStock(outbox, { ttlSeconds: 600 }),
+    reserveBatch: new ReserveStockBatch(outbox, { ttlSeconds: 600 }),
+    commit: new CommitStock(outbox),
+    release: new ReleaseStock(outbox),
+    expireJob: new ExpireReservations(outbox),
+    returnSold: new ReturnSoldStock(),
+    setStock: new SetStock(outbox),
+    /** Reserves the order and asserts it was held. */
+    async reserved(o: ReturnType<typeof order>): Promise<void> {
+      const r = await inTx(spec.ds, (tx) => spec.reserve.execute(tx, { tenantId, order: o }));
+      assert.equal(r.outcome, 'reserved');
+    },
+    /** payment.succeeded for the order. */
+    pay: (orderId: string) => inTx(spec.ds, (tx) => spec.commit.execute(tx, { tenantId, orderId })),
+    /** The order's reservation ran out and the expiry job released it. */
+    async expiredAndReleased(orderId: string, skus: string[]): Promise<void> {
+      await expire(spec.ds, orderId);
+      await inTx(spec.ds, (tx) => spec.expireJob.execute(tx, { tenantId, skus }));
+    },
+    /** The last event the inventory outbox holds for the order. */
+    lastEvent: async (orderId: string) => (await eventsOf(spec.ds, orderId)).at(-1)!,
+  };
+  return spec;
+}
