@@ -96,20 +96,44 @@ export async function insertStep(tx: EntityManager, s: StoredStep): Promise<bool
  * Creates the saga's row if it is the first step, and locks it: steps of one saga arrive on several topics at
  * once, and the last one to commit must derive the state from all of them.
  */
-export async function lockSaga(
-  tx: EntityManager,
-  first: StoredStep,
-): Promise<Pick<SagaRow, 'stuck' | 'stuckSince' | 'stuckReason'>> {
-  const { rows } = await sql<Pick<SagaRow, 'stuck' | 'stuckSince' | 'stuckReason'>>(
+export async function lockSaga(tx: EntityManager, first: StoredStep): Promise<void> {
+  await sql(
     tx,
     `INSERT INTO saga (tenant_id, saga_id, status, terminal, started, started_at, compensated, step_count,
                        last_event_id, last_type, last_service, last_outcome, last_occurred_at)
      VALUES ($1, $2, 'PENDING', false, false, $3, false, 0, $4, $5, $6, $7, $3)
-     ON CONFLICT (tenant_id, saga_id) DO UPDATE SET updated_at = now()
-     RETURNING stuck, stuck_since AS "stuckSince", stuck_reason AS "stuckReason"`,
+     ON CONFLICT (tenant_id, saga_id) DO UPDATE SET updated_at = now()`,
     [first.tenantId, first.sagaId, first.occurredAt, first.eventId, first.type, first.service, first.outcome],
   );
-  return rows[0];
+}
+
+/** The stuck flag of a saga, row-locked for the rest of the transaction. */
+export async function stuckOf(
+  tx: EntityManager,
+  tenantId: string,
+  sagaId: string,
+): Promise<Pick<SagaRow, 'stuck' | 'stuckSince' | 'stuckReason'>[]> {
+  const { rows } = await sql<Pick<SagaRow, 'stuck' | 'stuckSince' | 'stuckReason'>>(
+    tx,
+    `SELECT stuck, stuck_since AS "stuckSince", stuck_reason AS "stuckReason" FROM saga
+      WHERE tenant_id = $1 AND saga_id = $2 FOR UPDATE`,
+    [tenantId, sagaId],
+  );
+  return rows;
+}
+
+/** A page of saga keys after the given one, in key order (for re-deriving every saga). */
+export async function sagaKeysAfter(
+  ds: DataSource,
+  after: { tenantId: string; sagaId: string } | null,
+  limit: number,
+): Promise<{ tenantId: string; sagaId: string }[]> {
+  return ds.query(
+    `SELECT tenant_id AS "tenantId", saga_id AS "sagaId" FROM saga
+      WHERE ($1::text IS NULL OR (tenant_id, saga_id) > ($1::text, $2::uuid))
+      ORDER BY tenant_id, saga_id LIMIT $3`,
+    [after?.tenantId ?? null, after?.sagaId ?? null, limit],
+  );
 }
 
 /** Every recorded step of a saga (in no particular order: the domain orders them). */

@@ -12,7 +12,38 @@ import {
   stuckVerdict,
   traceIdOf,
 } from '../../domain';
-import { StoredStep, insertStep, lockSaga, saveState, stepsOf } from '../../database/saga.repository';
+import {
+  StoredStep,
+  insertStep,
+  lockSaga,
+  saveState,
+  stepsOf,
+  stuckOf,
+} from '../../database/saga.repository';
+
+/**
+ * Derives a (locked) saga's state again from all its recorded steps and saves it. A saga that moved is no
+ * longer stuck; only the sweep marks sagas stuck.
+ */
+export async function rederiveSaga(
+  tx: EntityManager,
+  tenantId: string,
+  sagaId: string,
+  timeouts: StuckTimeouts,
+  now: Date,
+): Promise<{ state: SagaState; stillStuck: boolean }> {
+  const [before] = await stuckOf(tx, tenantId, sagaId);
+  const state = deriveSagaState(await stepsOf(tx, tenantId, sagaId));
+  const verdict = stuckVerdict(state, now, timeouts);
+  // Still stuck only if it was and still is: the sweep decides (and logs) when a saga becomes stuck.
+  const stillStuck = before.stuck && verdict.stuck;
+  await saveState(tx, tenantId, sagaId, state, {
+    stuck: stillStuck,
+    since: stillStuck ? before.stuckSince : null,
+    reason: stillStuck ? verdict.reason : null,
+  });
+  return { state, stillStuck };
+}
 
 /** What recording one event did. */
 export type RecordOutcome =
@@ -59,16 +90,14 @@ export class RecordSagaStep {
       facts: factsOf(event.payload),
     };
     if (!(await insertStep(tx, step))) return { recorded: false };
-    const before = await lockSaga(tx, step);
-    const state = deriveSagaState(await stepsOf(tx, step.tenantId, step.sagaId));
-    const verdict = stuckVerdict(state, this.clock(), this.timeouts);
-    // Still stuck only if it was and still is: the sweep decides (and logs) when a saga becomes stuck.
-    const stillStuck = before.stuck && verdict.stuck;
-    await saveState(tx, step.tenantId, step.sagaId, state, {
-      stuck: stillStuck,
-      since: stillStuck ? before.stuckSince : null,
-      reason: stillStuck ? verdict.reason : null,
-    });
+    await lockSaga(tx, step);
+    const { state, stillStuck } = await rederiveSaga(
+      tx,
+      step.tenantId,
+      step.sagaId,
+      this.timeouts,
+      this.clock(),
+    );
     return { recorded: true, state, step, stillStuck };
   }
 }
