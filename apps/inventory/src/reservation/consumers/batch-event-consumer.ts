@@ -30,6 +30,8 @@ export interface BatchEventConsumerOptions<T extends EventType> {
   maxAttempts?: number;
   backoff?: { initialMs: number; maxMs: number };
   partitionsConsumedConcurrently?: number;
+  /** Called when the consumer stopped for good (a crash kafkajs will not restart from). */
+  onFatal?: (reason: string) => void;
   /** Runs each chunk's transaction inside a context (e.g. the trace of a chunk's only event). */
   around?: <R>(events: SagaEvent<T>[], fn: () => Promise<R>) => Promise<R>;
 }
@@ -74,6 +76,14 @@ export class BatchEventConsumer<T extends EventType> {
     await this.producer.connect();
     await this.consumer.connect();
     await this.consumer.subscribe({ topics: [this.options.topic], fromBeginning: true });
+    this.consumer.on(this.consumer.events.CRASH, ({ payload }) => {
+      const reason = String(payload.error);
+      this.options.logger.error(
+        { consumer: this.options.groupId, err: reason, restart: payload.restart },
+        'consumer crashed',
+      );
+      if (!payload.restart && this.running) this.options.onFatal?.(reason);
+    });
     this.running = true;
     await this.consumer.run({
       partitionsConsumedConcurrently: this.options.partitionsConsumedConcurrently ?? 3,

@@ -44,6 +44,12 @@ export class OrderCreatedConsumerHost implements OnApplicationBootstrap, BeforeA
       logger: this.logger.logger,
       registry: this.registry,
       handler: onOrderCreated(this.tenants, this.reserve),
+      // Like the per-event consumer: a consumer dead for good shuts the service down for a restart.
+      onFatal: (reason) => {
+        this.logger.fatal({ reason }, 'order.created batch consumer stopped for good; shutting down');
+        process.exitCode = 1;
+        process.kill(process.pid, 'SIGTERM');
+      },
       // A chunk of one event runs in that event's consumer span; in a larger chunk each order's event carries
       // its order.created's traceparent, so every order's trace still continues through inventory.
       around: (events, fn) => (events.length === 1 ? withEventSpan(events[0], name, fn) : fn()),
