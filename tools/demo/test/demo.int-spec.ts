@@ -25,7 +25,7 @@ describe('npm run demo, small: both incidents replayed through the public APIs a
       paid,
       hints,
       runId: randomBytes(3).toString('hex'),
-      deadlineMs: 120_000,
+      deadlineMs: 300_000,
       log: (line) => console.log(line),
     };
     reports = await runReplays(ctx, { units: 20, buyers: 25, timeouts: 3, deadlineMs: ctx.deadlineMs });
