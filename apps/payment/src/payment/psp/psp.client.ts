@@ -10,30 +10,36 @@ import {
   retry,
   wrap,
 } from 'cockatiel';
+import { z } from 'zod';
 import { SERVICE_CONFIG } from '@checkout/service-kit';
 import { PaymentConfig } from '../../config/payment.config';
 import { PaymentMetrics } from '../payment.metrics';
 
-/** A charge as the PSP reports it (the fields we read). */
-export interface PspCharge {
-  id: string;
-  amount: number;
-  currency: string;
-  reference: string;
-  metadata: Record<string, string>;
-  status: 'pending' | 'succeeded' | 'failed';
-  failureCode: string | null;
-  refunded: boolean;
-  amountRefunded: number;
-  createdAt: string;
-}
+/** A charge as the PSP reports it (the fields we read); every answer is checked before it is believed. */
+const PspChargeSchema = z.object({
+  id: z.string().min(1).max(128),
+  amount: z.number().int().min(0),
+  currency: z.string().regex(/^[A-Z]{3}$/),
+  reference: z.string().min(1).max(128),
+  metadata: z.record(z.string(), z.string()).default({}),
+  status: z.enum(['pending', 'succeeded', 'failed']),
+  failureCode: z.string().max(128).nullable().default(null),
+  refunded: z.boolean(),
+  amountRefunded: z.number().int().min(0),
+  createdAt: z.iso.datetime({ offset: true }),
+});
+export type PspCharge = z.infer<typeof PspChargeSchema>;
 
 /** A refund as the PSP reports it. */
-export interface PspRefund {
-  id: string;
-  charge: string;
-  amount: number;
-}
+const PspRefundSchema = z.object({
+  id: z.string().min(1).max(128),
+  charge: z.string().min(1).max(128),
+  amount: z.number().int().min(1),
+});
+export type PspRefund = z.infer<typeof PspRefundSchema>;
+
+const PspChargeListSchema = z.object({ data: z.array(PspChargeSchema) });
+const PspErrorSchema = z.object({ error: z.string().max(128).optional(), message: z.string().optional() });
 
 /**
  * What one PSP call came to: an answer, a definitive refusal (4xx: nothing happened and retrying will not help),
@@ -69,7 +75,7 @@ export class PspClient {
       metadata: Record<string, string>;
     },
   ): Promise<PspResult<PspCharge>> {
-    return this.call('charge', account, 'POST', '/v1/charges', body, key);
+    return this.call('charge', account, 'POST', '/v1/charges', PspChargeSchema, body, key);
   }
 
   /** Refunds a charge (once per key). */
@@ -78,16 +84,17 @@ export class PspClient {
     key: string,
     body: { charge: string; amount: number; reason: string },
   ): Promise<PspResult<PspRefund>> {
-    return this.call('refund', account, 'POST', '/v1/refunds', body, key);
+    return this.call('refund', account, 'POST', '/v1/refunds', PspRefundSchema, body, key);
   }
 
   /** The account's charges with our reference (reconciliation). */
   async chargesByReference(account: string, reference: string): Promise<PspResult<PspCharge[]>> {
-    const r = await this.call<{ data: PspCharge[] }>(
+    const r = await this.call(
       'lookup',
       account,
       'GET',
       `/v1/charges?reference=${encodeURIComponent(reference)}`,
+      PspChargeListSchema,
     );
     return r.kind === 'ok' ? { kind: 'ok', value: r.value.data } : r;
   }
@@ -99,7 +106,7 @@ export class PspClient {
     // Pages oldest first: the next page starts at the last charge's time (ids dedupe the boundary).
     for (let cursor = from; ;) {
       const q = `from=${encodeURIComponent(cursor.toISOString())}&to=${encodeURIComponent(to.toISOString())}&limit=${page}`;
-      const r = await this.call<{ data: PspCharge[] }>('list', account, 'GET', `/v1/charges?${q}`);
+      const r = await this.call('list', account, 'GET', `/v1/charges?${q}`, PspChargeListSchema);
       if (r.kind !== 'ok') return r;
       for (const c of r.value.data) seen.set(c.id, c);
       const last = r.value.data.at(-1);
@@ -134,6 +141,7 @@ export class PspClient {
     account: string,
     method: 'GET' | 'POST',
     path: string,
+    schema: z.ZodType<T>,
     body?: unknown,
     idempotencyKey?: string,
   ): Promise<PspResult<T>> {
@@ -151,7 +159,7 @@ export class PspClient {
     const end = this.metrics.pspDuration.startTimer({ operation });
     let result: PspResult<T>;
     try {
-      result = await policy.execute(() => this.once<T>(account, method, path, body, idempotencyKey));
+      result = await policy.execute(() => this.once(account, method, path, schema, body, idempotencyKey));
     } catch (error) {
       if (!(error instanceof PspTransientError || error instanceof BrokenCircuitError)) throw error;
       result = {
@@ -169,6 +177,7 @@ export class PspClient {
     account: string,
     method: 'GET' | 'POST',
     path: string,
+    schema: z.ZodType<T>,
     body: unknown,
     idempotencyKey: string | undefined,
   ): Promise<PspResult<T>> {
@@ -200,7 +209,7 @@ export class PspClient {
       throw new PspTransientError(`PSP answered ${res.status} with a body that is not JSON`);
     }
     if (res.status >= 400) {
-      const e = json as { error?: string; message?: string };
+      const e = PspErrorSchema.safeParse(json).data ?? {};
       return {
         kind: 'rejected',
         status: res.status,
@@ -208,6 +217,9 @@ export class PspClient {
         message: e.message ?? '',
       };
     }
-    return { kind: 'ok', value: json as T };
+    const answer = schema.safeParse(json);
+    // An answer we cannot read tells us nothing about the money: as good as no answer (same key next time).
+    if (!answer.success) throw new PspTransientError(`PSP answered ${res.status} with an unexpected body`);
+    return { kind: 'ok', value: answer.data };
   }
 }
