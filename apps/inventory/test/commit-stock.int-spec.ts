@@ -1,7 +1,10 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { eventsOf, givenStock, inTx, order, reservationsOf, stockOf, uniqueSku } from './support';
-import { inventorySpec } from './inventory-spec';
+import { randomUUID } from 'node:crypto';
+import { validateEvent } from '@checkout/contracts';
+import { inventoryHandlers } from '../src/reservation/consumers/inventory.handlers';
+import { inventorySpec, testTenants } from './inventory-spec';
 
 describe('CommitStock on payment.succeeded, and the after-expiry policy', () => {
   const spec = inventorySpec(20);
@@ -126,6 +129,55 @@ describe('CommitStock on payment.succeeded, and the after-expiry policy', () => 
       release.execute(tx, { tenantId, orderId: o.orderId, reason: 'order_cancelled' }),
     );
     assert.deepEqual(await stockOf(spec.ds, kept), { available: 5, reserved: 0, sold: 0, restocked: 5 });
+  });
+
+  /** order.cancelled as the consumer applies it (release held lines, return committed ones). */
+  const cancelled = (orderId: string) =>
+    inTx(spec.ds, (tx) =>
+      inventoryHandlers(testTenants, spec)['order.cancelled']!(
+        validateEvent({
+          eventId: randomUUID(),
+          type: 'order.cancelled',
+          version: 1,
+          occurredAt: new Date().toISOString(),
+          tenantId,
+          sagaId: orderId,
+          correlationId: orderId,
+          causationId: null,
+          traceparent: null,
+          sequence: 9,
+          payload: { orderId, reason: 'customer_request', refundIfCharged: true },
+        }) as never,
+        tx,
+      ),
+    );
+
+  it('cancelled while the payment was unknown, then paid: nothing is sold again, the units stay available', async () => {
+    const sku = uniqueSku('cancel-then-pay');
+    await givenStock(spec.ds, sku, 2);
+    const o = order([[sku, 1]]);
+    await reserved(o);
+    await cancelled(o.orderId);
+    assert.deepEqual(await stockOf(spec.ds, sku), { available: 2, reserved: 0, sold: 0, restocked: 2 });
+
+    assert.deepEqual(await pay(o.orderId), { kind: 'order_closed', reason: 'order_cancelled' });
+    assert.deepEqual(await pay(o.orderId), { kind: 'order_closed', reason: 'order_cancelled' });
+
+    assert.deepEqual(await stockOf(spec.ds, sku), { available: 2, reserved: 0, sold: 0, restocked: 2 });
+    assert.equal((await lastEvent(o.orderId)).type, 'inventory.released');
+  });
+
+  it('paid first, cancelled after (the topics race): the sold units come back once', async () => {
+    const sku = uniqueSku('pay-then-cancel');
+    await givenStock(spec.ds, sku, 3);
+    const o = order([[sku, 2]]);
+    await reserved(o);
+    assert.deepEqual(await pay(o.orderId), { kind: 'committed', reReserved: false });
+
+    await cancelled(o.orderId);
+    await cancelled(o.orderId);
+
+    assert.deepEqual(await stockOf(spec.ds, sku), { available: 3, reserved: 0, sold: 0, restocked: 3 });
   });
 
   it('fulfillment.shipment-failed returns the sold units once', async () => {

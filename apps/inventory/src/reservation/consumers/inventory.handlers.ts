@@ -19,7 +19,7 @@ export interface InventoryCommands {
  */
 export function inventoryHandlers(tenants: TenantRegistry, c: InventoryCommands): HandlerMap {
   return {
-    'order.cancelled': onOrderCancelled(tenants, c.release),
+    'order.cancelled': onOrderCancelled(tenants, c.release, c.returnSold),
     'payment.failed': onPaymentFailed(tenants, c.release),
     'payment.succeeded': onPaymentSucceeded(tenants, c.commit),
     'fulfillment.shipment-failed': onShipmentFailed(tenants, c.returnSold),

@@ -1,18 +1,23 @@
 import { EventHandler } from '@checkout/messaging';
 import { TenantRegistry } from '@checkout/service-kit';
-import { ReleaseStock } from '../commands';
+import { ReleaseStock, ReturnSoldStock } from '../commands';
 import { requireKnownSaga } from './tenant-check';
 
-/** order.cancelled -> ReleaseStock (inventory.released, reason order_cancelled); committed lines stay sold. */
+/**
+ * order.cancelled -> ReleaseStock (held lines back, inventory.released with reason order_cancelled) and
+ * ReturnSoldStock: a cancelled order keeps no goods. Lines are committed when inventory saw payment.succeeded
+ * before the cancel (the two arrive on different topics); the payment service refunds that charge.
+ */
 export const onOrderCancelled =
-  (tenants: TenantRegistry, release: ReleaseStock): EventHandler<'order.cancelled'> =>
+  (
+    tenants: TenantRegistry,
+    release: ReleaseStock,
+    returnSold: ReturnSoldStock,
+  ): EventHandler<'order.cancelled'> =>
   async (event, tx) => {
     requireKnownSaga(tenants, event, event.payload.orderId);
     const { tenantId } = event;
-    await release.execute(tx, {
-      tenantId,
-      orderId: event.payload.orderId,
-      reason: 'order_cancelled',
-      cause: event,
-    });
+    const orderId = event.payload.orderId;
+    await release.execute(tx, { tenantId, orderId, reason: 'order_cancelled', cause: event });
+    await returnSold.execute(tx, { tenantId, orderId });
   };

@@ -14,12 +14,17 @@ export interface CommitStockInput {
 }
 
 /** What CommitStock did. */
-export type CommitStockResult = PaymentDecision | { kind: 'duplicate' } | { kind: 'no_reservation' };
+export type CommitStockResult =
+  | PaymentDecision
+  | { kind: 'duplicate' }
+  | { kind: 'no_reservation' }
+  | { kind: 'order_closed'; reason: 'order_cancelled' | 'payment_failed' };
 
 interface ReservationLine {
   sku: string;
   qty: number;
   status: 'held' | 'committed' | 'released';
+  release_reason: 'payment_failed' | 'order_cancelled' | 'expired' | null;
   payment_outcome: string | null;
 }
 
@@ -27,7 +32,8 @@ interface ReservationLine {
  * CommitStock on payment.succeeded: held lines move from reserved to sold. Lines the TTL already released
  * follow the seed's policy: re-reserve with a conditional update, else backorder when the SKU allows it,
  * else nothing is sold and inventory.unavailable-after-payment tells the saga to refund. The decision is
- * recorded on the reservation rows, so a duplicate payment.succeeded changes nothing.
+ * recorded on the reservation rows, so a duplicate payment.succeeded changes nothing. A payment for an order
+ * released because it was cancelled or its payment failed sells nothing (`order_closed`).
  */
 export class CommitStock {
   constructor(private readonly outbox: OutboxWriter) {}
@@ -39,12 +45,22 @@ export class CommitStock {
     // The order's own rows, locked in SKU order: a concurrent release or expiry of this order waits or skips.
     const { rows } = await sql<ReservationLine>(
       tx,
-      `SELECT sku, qty, status, payment_outcome FROM reservation
+      `SELECT sku, qty, status, release_reason, payment_outcome FROM reservation
         WHERE tenant_id = $1 AND order_id = $2 ORDER BY sku FOR UPDATE`,
       [tenantId, orderId],
     );
     if (rows.length === 0) return { kind: 'no_reservation' };
     if (rows.some((r) => r.payment_outcome !== null)) return { kind: 'duplicate' };
+    // Only the TTL's release is undone by a late payment. An order the customer cancelled (or whose payment
+    // failed) is closed: its units may already be someone else's, and payment refunds the money it took.
+    const closedBy = rows.find(
+      (r) => r.release_reason === 'order_cancelled' || r.release_reason === 'payment_failed',
+    );
+    if (closedBy)
+      return {
+        kind: 'order_closed',
+        reason: closedBy.release_reason as 'order_cancelled' | 'payment_failed',
+      };
 
     const released = rows.filter((r) => r.status === 'released').map((r) => r.sku);
     const flags = released.length > 0 ? await stockFlags(tx, tenantId, released) : new Map();
