@@ -1,0 +1,137 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { PinoLogger } from 'nestjs-pino';
+import { Registry } from 'prom-client';
+import { DataSource } from 'typeorm';
+import { TakeResult } from '@checkout/stock-gate';
+import { OutboxWriter } from '@checkout/messaging';
+import { scratchDatabase } from '@checkout/testing';
+import { CatalogRepository } from '../src/catalog/database/catalog.repository';
+import {
+  PlaceOrderCommand,
+  PlaceOrderHandler,
+} from '../src/checkout/commands/place-order/place-order.handler';
+import { IdempotencyRepository } from '../src/checkout/database/idempotency.repository';
+import { GateTimeout } from '../src/checkout/domain/checkout.errors';
+import { gateHoldId } from '../src/checkout/domain/request-hash';
+import { OrderStockGate } from '../src/gate/stock-gate.provider';
+import { MIGRATIONS } from '../src/migrations';
+import { OrderRepository } from '../src/orders/database/order.repository';
+
+const tenantId = 'acme';
+const quiet = {
+  setContext: () => undefined,
+  info: () => undefined,
+  warn: () => undefined,
+} as unknown as PinoLogger;
+
+/** A gate whose take answers what the test says, recording what the checkout did with it. */
+class ScriptedGate {
+  next: TakeResult = { outcome: 'NotGated' };
+  readonly calls: string[] = [];
+  readonly gate = { take: async () => this.next };
+  reportUnavailable(operation: string) {
+    this.calls.push(`unavailable:${operation}`);
+  }
+  async giveBack(_t: string, holdId: string | null) {
+    this.calls.push(`giveBack:${holdId}`);
+  }
+  async settleUnknownTake(_t: string, holdId: string) {
+    this.calls.push(`settleUnknown:${holdId}`);
+    return 'returned' as const;
+  }
+}
+
+describe("checkout and the gate's answers (PlaceOrder on a scratch order database)", () => {
+  let scratch: Awaited<ReturnType<typeof scratchDatabase>>;
+  let db: DataSource;
+  let gate: ScriptedGate;
+  let registry: Registry;
+  let handler: PlaceOrderHandler;
+
+  before(async () => {
+    scratch = await scratchDatabase('order_gate', MIGRATIONS, 5);
+    db = scratch.dataSource;
+    await new CatalogRepository().putPrice(db, tenantId, 'HOT-1', 50_000, 'VND');
+    gate = new ScriptedGate();
+    registry = new Registry();
+    handler = new PlaceOrderHandler(
+      db,
+      new OutboxWriter('order'),
+      new IdempotencyRepository(30_000, 24),
+      new CatalogRepository(),
+      new OrderRepository(),
+      gate as unknown as OrderStockGate,
+      registry,
+      quiet,
+    );
+  });
+  after(async () => {
+    await scratch.drop();
+  });
+
+  const command = (key = randomUUID()): PlaceOrderCommand => ({
+    tenantId,
+    idempotencyKey: key,
+    body: {
+      customerId: `c-${randomUUID()}`,
+      currency: 'VND',
+      lines: [{ sku: 'HOT-1', quantity: 1 }],
+      payment: { token: 'tok_success' },
+    },
+  });
+  const count = async (table: string, where: string, value: string) =>
+    Number((await db.query(`SELECT count(*) AS n FROM ${table} WHERE ${where} = $1`, [value]))[0].n);
+  const outcome = async (label: string) =>
+    (await registry.getSingleMetric('order_checkouts_total')!.get()).values.find(
+      (v) => v.labels.outcome === label,
+    )?.value ?? 0;
+
+  it('given a take without a reply: 503 GATE_TIMEOUT, the hold settled under the key, nothing written', async () => {
+    gate.next = { outcome: 'GateUnknown', reason: 'Command timed out' };
+    const cmd = command();
+    const before = await outcome('GATE_TIMEOUT');
+    await assert.rejects(
+      handler.execute(cmd),
+      (e: unknown) => e instanceof GateTimeout && e.status === 503 && e.details.retryable === true,
+    );
+    assert.ok(gate.calls.includes(`settleUnknown:${gateHoldId(cmd.idempotencyKey)}`));
+    assert.equal(
+      await count('orders', 'customer_id', cmd.body.customerId),
+      0,
+      'no order on the database path',
+    );
+    assert.equal(
+      await count('idempotency_keys', 'key', cmd.idempotencyKey),
+      0,
+      'the key is free for the retry',
+    );
+    assert.equal(await outcome('GATE_TIMEOUT'), before + 1);
+
+    gate.next = { outcome: 'Granted', gatedSkus: ['HOT-1'] };
+    const retry = await handler.execute(cmd);
+    assert.equal(retry.status, 202, 'the retry with the same key goes through');
+  });
+
+  it('given a take without a reply for a key that already has its answer: the answer is replayed, its hold kept', async () => {
+    const cmd = command();
+    gate.next = { outcome: 'Granted', gatedSkus: ['HOT-1'] };
+    const first = await handler.execute(cmd);
+    gate.calls.length = 0;
+    gate.next = { outcome: 'GateUnknown', reason: 'Command timed out' };
+    const replay = await handler.execute(cmd);
+    assert.deepEqual(replay, { ...first, replayed: true });
+    assert.deepEqual(gate.calls, [], "the first request's hold is not given back");
+  });
+
+  it('given Redis down (the take surely did not run): the database path decides, and it is counted', async () => {
+    gate.calls.length = 0;
+    gate.next = { outcome: 'GateUnavailable', reason: 'redis connection is reconnecting' };
+    const cmd = command();
+    const r = await handler.execute(cmd);
+    assert.equal(r.status, 202);
+    assert.deepEqual(gate.calls, ['unavailable:take']);
+    assert.equal(await count('orders', 'customer_id', cmd.body.customerId), 1);
+  });
+});
