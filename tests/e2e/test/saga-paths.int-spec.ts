@@ -285,80 +285,71 @@ describe('checkout saga paths, end to end through the HTTP APIs and Kafka', { co
     await s.expectConserved();
   });
 
-  it(
-    'customer cancels while the payment is unknown, then the PSP says succeeded: refunded, not lost',
-    {
-      skip: 'BUG: inventory re-reserves a unit released by order.cancelled when payment.succeeded follows (inventory.committed reReserved: true): the REFUNDED order leaves it sold',
-    },
-    async (t) => {
-      const s = new SagaScenario(events);
-      let sku = '';
-      let orderId = '';
-      // The window is the PSP's: between the timeout (unknown) and its webhook or reconciliation (succeeded).
-      // A cancel that came too late on a loaded machine is an ordinary paid order; the setup starts again.
-      for (let attempt = 1; ; attempt += 1) {
-        sku = await s.sku('E2E-CANCEL', 2);
-        orderId = await s.place(s.body(sku, 'tok_timeout_success'));
-        await waitFor(
-          `payment of ${orderId} to be unknown (the PSP timed out)`,
-          async () => (await s.api.payments(orderId)).some((p) => p.state === 'unknown'),
-          { timeoutMs: 60_000, intervalMs: 50 },
-        );
-        const cancel = await s.api.cancel(orderId);
-        if (cancel.status === 202) {
-          assert.deepEqual(cancel.json, { orderId, status: 'CANCELLED' });
-          break;
-        }
-        assert.equal(expectBody('late cancel', cancel, 409, ErrorBody).error, 'ORDER_NOT_CANCELLABLE');
-        assert.ok(
-          attempt < 3,
-          `the payment of ${orderId} succeeded before the cancel, ${attempt} times in a row`,
-        );
-        t.diagnostic(`attempt ${attempt}: ${orderId} was paid before the cancel arrived; starting again`);
-        await s.settle(orderId, 'SHIPPED');
+  it('customer cancels while the payment is unknown, then the PSP says succeeded: refunded, not lost', async (t) => {
+    const s = new SagaScenario(events);
+    let sku = '';
+    let orderId = '';
+    // The window is the PSP's: between the timeout (unknown) and its webhook or reconciliation (succeeded).
+    // A cancel that came too late on a loaded machine is an ordinary paid order; the setup starts again.
+    for (let attempt = 1; ; attempt += 1) {
+      sku = await s.sku('E2E-CANCEL', 2);
+      orderId = await s.place(s.body(sku, 'tok_timeout_success'));
+      await waitFor(
+        `payment of ${orderId} to be unknown (the PSP timed out)`,
+        async () => (await s.api.payments(orderId)).some((p) => p.state === 'unknown'),
+        { timeoutMs: 60_000, intervalMs: 50 },
+      );
+      const cancel = await s.api.cancel(orderId);
+      if (cancel.status === 202) {
+        assert.deepEqual(cancel.json, { orderId, status: 'CANCELLED' });
+        break;
       }
+      assert.equal(expectBody('late cancel', cancel, 409, ErrorBody).error, 'ORDER_NOT_CANCELLABLE');
+      assert.ok(
+        attempt < 3,
+        `the payment of ${orderId} succeeded before the cancel, ${attempt} times in a row`,
+      );
+      t.diagnostic(`attempt ${attempt}: ${orderId} was paid before the cancel arrived; starting again`);
+      await s.settle(orderId, 'SHIPPED');
+    }
 
-      const order = await s.settle(orderId, 'REFUNDED');
-      assert.deepEqual(
-        order.history.map((h) => h.to).filter((t) => t !== 'AWAITING_PAYMENT'),
-        ['PENDING', 'CANCELLED', 'REFUNDED'],
-      );
-      assert.equal(order.paymentState, 'refunded');
-      const ledger = await s.ledger(orderId);
-      assert.deepEqual(
-        { succeeded: ledger.succeeded, refunds: ledger.refunds },
-        { succeeded: 1, refunds: 1 },
-      );
-      assert.equal(ledger.refunded, ledger.charged);
-      assert.equal(ledger.charged, order.total);
-      const [payment] = await s.api.payments(orderId);
-      assert.equal(payment.state, 'refunded');
-      assert.equal(payment.refund?.state, 'succeeded');
-      assert.equal(payment.refund?.pspRefundId, ledger.raw.refunds[0].id);
-      await s.expectEvents(orderId, 'payment.refunded', {
-        exactly: {
-          'order.created': 1,
-          'order.cancelled': 1,
-          'inventory.released': 1,
-          'payment.succeeded': 1,
-          'payment.refunded': 1,
-        },
-        never: ['inventory.committed', 'order.paid', 'fulfillment.shipment-created', 'payment.failed'],
-      });
-      const [cancelled] = s.events.ofType(orderId, 'order.cancelled');
-      assert.deepEqual(cancelled.payload, { orderId, reason: 'customer_request', refundIfCharged: true });
-      assert.deepEqual(await stockBecomes(s, sku, { available: 2, reserved: 0, sold: 0 }), {
-        sku,
-        available: 2,
-        reserved: 0,
-        sold: 0,
-        reservationTtlSeconds: null,
-      });
-      assert.deepEqual(await s.api.shipments(orderId), []);
-      assert.deepEqual(await s.api.notifications(orderId), []);
-      await s.expectConserved();
-    },
-  );
+    const order = await s.settle(orderId, 'REFUNDED');
+    assert.deepEqual(
+      order.history.map((h) => h.to).filter((t) => t !== 'AWAITING_PAYMENT'),
+      ['PENDING', 'CANCELLED', 'REFUNDED'],
+    );
+    assert.equal(order.paymentState, 'refunded');
+    const ledger = await s.ledger(orderId);
+    assert.deepEqual({ succeeded: ledger.succeeded, refunds: ledger.refunds }, { succeeded: 1, refunds: 1 });
+    assert.equal(ledger.refunded, ledger.charged);
+    assert.equal(ledger.charged, order.total);
+    const [payment] = await s.api.payments(orderId);
+    assert.equal(payment.state, 'refunded');
+    assert.equal(payment.refund?.state, 'succeeded');
+    assert.equal(payment.refund?.pspRefundId, ledger.raw.refunds[0].id);
+    await s.expectEvents(orderId, 'payment.refunded', {
+      exactly: {
+        'order.created': 1,
+        'order.cancelled': 1,
+        'inventory.released': 1,
+        'payment.succeeded': 1,
+        'payment.refunded': 1,
+      },
+      never: ['inventory.committed', 'order.paid', 'fulfillment.shipment-created', 'payment.failed'],
+    });
+    const [cancelled] = s.events.ofType(orderId, 'order.cancelled');
+    assert.deepEqual(cancelled.payload, { orderId, reason: 'customer_request', refundIfCharged: true });
+    assert.deepEqual(await stockBecomes(s, sku, { available: 2, reserved: 0, sold: 0 }), {
+      sku,
+      available: 2,
+      reserved: 0,
+      sold: 0,
+      reservationTtlSeconds: null,
+    });
+    assert.deepEqual(await s.api.shipments(orderId), []);
+    assert.deepEqual(await s.api.notifications(orderId), []);
+    await s.expectConserved();
+  });
 
   for (const [flag, make] of [
     [

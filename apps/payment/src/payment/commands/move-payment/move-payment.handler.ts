@@ -54,12 +54,18 @@ export class MovePaymentHandler {
     this.logMove(row, result.from, request.source);
     if (row.state === 'succeeded') await this.succeeded(tx, row, request);
     if (row.state === 'failed') {
-      await this.publish(tx, row, 'payment.failed', {
-        orderId: row.order_id,
-        paymentId: row.id,
-        reason: (row.failure_reason ?? 'declined').slice(0, 255),
-        source: eventSource(request.source),
-      });
+      await this.publish(
+        tx,
+        row,
+        'payment.failed',
+        {
+          orderId: row.order_id,
+          paymentId: row.id,
+          reason: (row.failure_reason ?? 'declined').slice(0, 255),
+          source: eventSource(request.source),
+        },
+        request.source,
+      );
     }
     return result;
   }
@@ -81,32 +87,45 @@ export class MovePaymentHandler {
     );
   }
 
-  /** The payment's outcome event, in the transaction of the move, caused by the event that started it. */
+  /**
+   * The payment's outcome event, in the transaction of the move, caused by the event that started it. A PSP
+   * webhook or the reconciliation job is not part of the saga's trace (the PSP's request starts its own), so
+   * the event continues the trace of its cause: one checkout stays one trace across the services.
+   */
   private publish<T extends 'payment.succeeded' | 'payment.failed'>(
     tx: EntityManager,
     row: PaymentRow,
     type: T,
     payload: PayloadOf<T>,
+    source: TransitionSource,
   ) {
+    const outsideTheSaga = source === 'webhook' || source === 'reconciliation';
     return this.outbox.append(tx, {
       type,
       tenantId: row.tenant_id,
       sagaId: row.order_id,
       cause: asCause(row.cause),
+      traceparent: outsideTheSaga ? (row.cause?.traceparent ?? undefined) : undefined,
       payload,
     });
   }
 
   private async succeeded(tx: EntityManager, row: PaymentRow, request: TransitionRequest): Promise<void> {
-    await this.publish(tx, row, 'payment.succeeded', {
-      orderId: row.order_id,
-      paymentId: row.id,
-      amount: Number(row.amount),
-      currency: row.currency,
-      pspReference: row.psp_ref,
-      source: eventSource(request.source),
-      succeededAt: new Date().toISOString(),
-    });
+    await this.publish(
+      tx,
+      row,
+      'payment.succeeded',
+      {
+        orderId: row.order_id,
+        paymentId: row.id,
+        amount: Number(row.amount),
+        currency: row.currency,
+        pspReference: row.psp_ref,
+        source: eventSource(request.source),
+        succeededAt: new Date().toISOString(),
+      },
+      request.source,
+    );
     if (row.refund_on_success && row.psp_ref) {
       // The order was cancelled while the money's fate was unknown: compensate forward, never rewrite history.
       await insertRefund(tx, {

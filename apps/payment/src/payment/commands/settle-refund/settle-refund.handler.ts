@@ -61,6 +61,9 @@ export class SettleRefundHandler {
         tenantId: refund.tenant_id,
         sagaId: refund.order_id,
         cause: asCause(refund.cause),
+        // The refund's news may come from a PSP webhook or an operator's request: the event stays in the
+        // trace of the saga step that asked for the refund.
+        traceparent: refund.cause?.traceparent ?? undefined,
         payload: {
           orderId: refund.order_id,
           paymentId: refund.payment_id,
