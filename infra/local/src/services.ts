@@ -28,6 +28,8 @@ export function serviceEnv(config: StackConfig, name: string): Record<string, st
     TRACE_FILE: join(config.logs, 'traces.jsonl'),
     // PSP simulator timings, short so that the integration specs run fast (tok_timeout_*, tok_3ds, late webhooks).
     PSP_SIM_WEBHOOK_DELAY_MS: '150',
+    // The simulator's journal: stopping and starting it (an outage in the specs) keeps its charges and keys.
+    PSP_SIM_STATE_FILE: join(config.dir, 'psp', 'state.jsonl'),
     PSP_SIM_HANG_MS: '3000',
     PSP_SIM_TIMEOUT_WEBHOOK_DELAY_MS: '4000',
     PSP_SIM_3DS_DELAY_MS: '1500',

@@ -118,64 +118,54 @@ describe('a compensation that keeps failing is parked visibly, not lost', () => 
   });
 
   // Last in this file, and the simulator is down only while one refund is retried: others share it.
-  it(
-    'the PSP simulator is stopped during a refund: retried while it is down, refunded exactly once once it is back',
-    {
-      skip: 'BUG: the PSP simulator keeps charges in memory only: after a restart it answers NO_SUCH_CHARGE, so the refund stays parked',
-    },
-    async (t) => {
-      const s = new SagaScenario(events, 'globex');
-      const { sku, orderId } = await refundTheOrderThePspRefuses(s, (l) => t.diagnostic(l));
-      const first = await parkedRefund(s, orderId);
-      const log = (line: string) => t.diagnostic(line);
-      try {
-        assert.ok(await stopService('psp-simulator', log), 'the simulator was running');
-        const retried = await s.api.retryRefund(first.refundId);
-        const down = await waitFor(
-          `the refund of ${orderId} tried while the PSP is down`,
-          async () => {
-            const r = (await s.api.payments(orderId))[0]?.refund;
-            return r && r.attempts >= 1 && r.updatedAt > retried.updatedAt && r.lastError !== null
-              ? r
-              : undefined;
-          },
-          { timeoutMs: SAGA_TIMEOUT_MS },
-        );
-        assert.doesNotMatch(
-          down.lastError ?? '',
-          /PSP answered 503/,
-          `no answer this time: ${down.lastError}`,
-        );
-      } finally {
-        await startService('psp-simulator', log);
-      }
-      // Back up: the refund goes on retrying by itself, or waits parked for the operator.
-      const settled = await waitFor(
-        `the refund of ${orderId} past pending`,
+  it('the PSP simulator is stopped during a refund: retried while it is down, refunded exactly once once it is back', async (t) => {
+    const s = new SagaScenario(events, 'globex');
+    const { sku, orderId } = await refundTheOrderThePspRefuses(s, (l) => t.diagnostic(l));
+    const first = await parkedRefund(s, orderId);
+    const log = (line: string) => t.diagnostic(line);
+    try {
+      assert.ok(await stopService('psp-simulator', log), 'the simulator was running');
+      const retried = await s.api.retryRefund(first.refundId);
+      const down = await waitFor(
+        `the refund of ${orderId} tried while the PSP is down`,
         async () => {
           const r = (await s.api.payments(orderId))[0]?.refund;
-          return r && r.state !== 'pending' ? r : undefined;
+          return r && r.attempts >= 1 && r.updatedAt > retried.updatedAt && r.lastError !== null
+            ? r
+            : undefined;
         },
         { timeoutMs: SAGA_TIMEOUT_MS },
       );
-      if (settled.state === 'refund_failed') {
-        assert.doesNotMatch(
-          settled.lastError ?? '',
-          /NO_SUCH_CHARGE/,
-          'the PSP still knows the charge it made',
-        );
-        await retryAndExpectRefundedOnce(s, orderId, first.refundId);
-      } else {
-        await expectRefundedOnce(s, orderId, first.refundId);
-      }
-      assert.deepEqual(await s.api.stock(sku), {
-        sku,
-        available: 1,
-        reserved: 0,
-        sold: 0,
-        reservationTtlSeconds: null,
-      });
-      await s.expectConserved();
-    },
-  );
+      assert.doesNotMatch(down.lastError ?? '', /PSP answered 503/, `no answer this time: ${down.lastError}`);
+    } finally {
+      await startService('psp-simulator', log);
+    }
+    // Back up: the refund goes on retrying by itself, or waits parked for the operator.
+    const settled = await waitFor(
+      `the refund of ${orderId} past pending`,
+      async () => {
+        const r = (await s.api.payments(orderId))[0]?.refund;
+        return r && r.state !== 'pending' ? r : undefined;
+      },
+      { timeoutMs: SAGA_TIMEOUT_MS },
+    );
+    if (settled.state === 'refund_failed') {
+      assert.doesNotMatch(
+        settled.lastError ?? '',
+        /NO_SUCH_CHARGE/,
+        'the PSP still knows the charge it made',
+      );
+      await retryAndExpectRefundedOnce(s, orderId, first.refundId);
+    } else {
+      await expectRefundedOnce(s, orderId, first.refundId);
+    }
+    assert.deepEqual(await s.api.stock(sku), {
+      sku,
+      available: 1,
+      reserved: 0,
+      sold: 0,
+      reservationTtlSeconds: null,
+    });
+    await s.expectConserved();
+  });
 });

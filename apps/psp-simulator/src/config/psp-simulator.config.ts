@@ -27,6 +27,11 @@ export const PspSimulatorConfigSchema = BaseConfigSchema.extend({
   PSP_SIM_LATE_WEBHOOK_DELAY_MS: ms(660_000),
   /** tok_webhook_lost: when the charge settles at the PSP (no webhook follows). */
   PSP_SIM_LOST_SETTLE_MS: ms(200),
+  /**
+   * Journal of the simulator's state (JSON lines): set, a restarted simulator still knows every charge, refund
+   * and Idempotency-Key, as a real PSP would after an outage. Unset, the state lives in memory only.
+   */
+  PSP_SIM_STATE_FILE: z.string().min(1).optional(),
   /** Delivery attempts of one webhook when the receiver does not answer 2xx. */
   PSP_SIM_WEBHOOK_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(5),
 });

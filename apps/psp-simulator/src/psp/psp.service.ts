@@ -1,8 +1,9 @@
-import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { PinoLogger } from 'nestjs-pino';
 import { SERVICE_CONFIG, TenantRegistry } from '@checkout/service-kit';
 import { PspSimulatorConfig } from '../config/psp-simulator.config';
 import { behaviourOf } from './domain/behaviour';
+import { PspJournal } from './psp.journal';
 import { signatureHeader } from './domain/signature';
 import {
   Charge,
@@ -45,8 +46,8 @@ export class InjectedFailure extends Error {
 
 /** The PSP's behaviour: charges, refunds, webhooks, knobs and faults on top of the in-memory store. */
 @Injectable()
-export class PspService implements OnApplicationShutdown {
-  readonly store = new PspStore();
+export class PspService implements OnApplicationBootstrap, OnApplicationShutdown {
+  readonly store: PspStore;
   readonly knobs: Knobs;
   private readonly faults: Fault[] = [];
   private readonly timers = new Set<NodeJS.Timeout>();
@@ -58,6 +59,9 @@ export class PspService implements OnApplicationShutdown {
     private readonly logger: PinoLogger,
   ) {
     logger.setContext('PspService');
+    this.store = new PspStore(
+      config.PSP_SIM_STATE_FILE ? new PspJournal(config.PSP_SIM_STATE_FILE) : undefined,
+    );
     this.knobs = {
       latencyMs: config.PSP_SIM_LATENCY_MS,
       jitterMs: config.PSP_SIM_LATENCY_JITTER_MS,
@@ -113,6 +117,17 @@ export class PspService implements OnApplicationShutdown {
       }
     }
     return removed;
+  }
+
+  /** After a restart with a journal, charges still pending settle as their token says (the timers were lost). */
+  onApplicationBootstrap(): void {
+    const pending = [...this.store.charges.values()].filter((c) => c.status === 'pending');
+    for (const charge of pending) this.afterCharged(charge);
+    if (this.store.charges.size > 0)
+      this.logger.info(
+        { charges: this.store.charges.size, refunds: this.store.refunds.size, pending: pending.length },
+        'state restored from the journal',
+      );
   }
 
   onApplicationShutdown(): void {
@@ -234,7 +249,7 @@ export class PspService implements OnApplicationShutdown {
         error = (e as Error).message;
         status = null;
       }
-      this.store.deliveries.push({
+      this.store.recordDelivery({
         eventId: event.id,
         type: event.type,
         reference: event.data.object.reference,

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { JournalEntry, PspJournal } from './psp.journal';
 
 /** A charge as the PSP reports it. */
 export interface Charge {
@@ -91,13 +92,50 @@ export class PspRequestError extends Error {
 
 const newId = (prefix: string) => `${prefix}_${randomBytes(12).toString('hex')}`;
 
-/** The simulator's whole state, in memory: it is the external system and owns nothing of ours. */
+/**
+ * The simulator's whole state: it is the external system and owns nothing of ours. In memory, and with a
+ * journal (PSP_SIM_STATE_FILE) every change is also appended to disk and replayed when the process starts.
+ */
 export class PspStore {
   readonly charges = new Map<string, Charge>();
   readonly refunds = new Map<string, Refund>();
   readonly events: WebhookEvent[] = [];
   readonly deliveries: Delivery[] = [];
   private readonly idempotency = new Map<string, IdempotentRequest>();
+
+  constructor(private readonly journal?: PspJournal) {
+    for (const entry of journal?.read() ?? []) this.apply(entry);
+  }
+
+  /** Records a delivery attempt of a webhook. */
+  recordDelivery(delivery: Delivery): void {
+    this.deliveries.push(delivery);
+    this.journal?.append({ t: 'delivery', v: { ...delivery } });
+  }
+
+  private apply(entry: JournalEntry): void {
+    switch (entry.t) {
+      case 'charge':
+        this.charges.set(entry.v.id, entry.v as unknown as Charge);
+        break;
+      case 'refund':
+        this.refunds.set(entry.v.id, entry.v as unknown as Refund);
+        break;
+      case 'idem':
+        this.idempotency.set(entry.k, entry.v);
+        break;
+      case 'event':
+        this.events.push(entry.v as unknown as WebhookEvent);
+        break;
+      case 'delivery':
+        this.deliveries.push(entry.v as unknown as Delivery);
+        break;
+    }
+  }
+
+  private saveCharge(charge: Charge): void {
+    this.journal?.append({ t: 'charge', v: { ...charge } });
+  }
 
   /**
    * Creates a charge, or returns the one created earlier with the same key (same key never charges twice).
@@ -136,6 +174,7 @@ export class PspStore {
       charge.status = outcome;
       charge.failureCode = outcome === 'failed' ? 'card_declined' : null;
       charge.updatedAt = new Date().toISOString();
+      this.saveCharge(charge);
     }
     return charge;
   }
@@ -179,6 +218,7 @@ export class PspStore {
       charge.amountRefunded += amount;
       charge.refunded = charge.amountRefunded === charge.amount;
       charge.updatedAt = refund.createdAt;
+      this.saveCharge(charge);
       return refund;
     });
   }
@@ -208,7 +248,14 @@ export class PspStore {
     }
     const object = create();
     objects.set(object.id, object);
-    this.idempotency.set(`${account}:${key}`, { fingerprint: print, objectId: object.id });
+    const request = { fingerprint: print, objectId: object.id };
+    this.idempotency.set(`${account}:${key}`, request);
+    const kind = (object as unknown as { object: string }).object === 'refund' ? 'refund' : 'charge';
+    this.journal?.append({ t: kind, v: { ...object } } as JournalEntry, {
+      t: 'idem',
+      k: `${account}:${key}`,
+      v: request,
+    });
     return { object, replayed: false };
   }
 
@@ -226,6 +273,7 @@ export class PspStore {
       data: { object: { ...object } },
     } as WebhookEvent;
     this.events.push(event);
+    this.journal?.append({ t: 'event', v: { ...event } as unknown as { id: string } });
     return event;
   }
 
