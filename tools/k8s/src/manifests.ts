@@ -84,7 +84,8 @@ const secretEnv = (name: string, secret: string, key = name) => ({
 export function secretEnvOf(svc: ServiceSpec) {
   const env = [];
   if (svc.database) env.push(secretEnv('DATABASE_URL', dbSecretOf(svc.name)));
-  if (svc.name === 'order') env.push(secretEnv('REDIS_URL', REDIS_SECRET));
+  // The hot-SKU gate: order asks it at checkout, inventory re-syncs it from the database.
+  if (svc.name === 'order' || svc.name === 'inventory') env.push(secretEnv('REDIS_URL', REDIS_SECRET));
   // Tenants (API key hashes, PSP account keys, webhook secrets) as a JSON array: libs/service-kit tenancy.ts.
   env.push(secretEnv('TENANTS', TENANTS_SECRET));
   return env;
