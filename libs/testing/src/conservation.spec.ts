@@ -250,16 +250,27 @@ describe('conservation checker, a SKU the run owns alone (exclusive)', () => {
     );
   });
 
-  it('counts every unit of a line, and none of an order shipped from a backorder', () => {
+  it('counts every unit of a line, none of an order still backordered, all of a filled backorder', () => {
     const twoUnits = exclusiveRun();
     twoUnits.orders[0].order!.lines = [{ sku: 'HEADPHONES', quantity: 2 }];
-    const backordered = exclusiveRun();
-    backordered.orders[1].order!.history = [{ to: 'PENDING' }, { to: 'BACKORDERED' }, { to: 'SHIPPED' }];
+    const stillOwed = exclusiveRun();
+    stillOwed.orders[1].order!.status = 'BACKORDERED';
+    stillOwed.orders[1].order!.history = [{ to: 'PENDING' }, { to: 'BACKORDERED' }];
+    const filled = exclusiveRun();
+    filled.orders[1].order!.history = [
+      { to: 'PENDING' },
+      { to: 'BACKORDERED' },
+      { to: 'PAID' },
+      { to: 'SHIPPED' },
+    ];
 
-    const [a, b] = [twoUnits, backordered].map((i) => checkConservation(i).violations.map((v) => v.message));
+    const [a, b, c] = [twoUnits, stillOwed, filled].map((i) =>
+      checkConservation(i).violations.map((v) => v.message),
+    );
 
     assert.deepEqual(a, ["HEADPHONES: inventory sold 3, the run's paid and shipped orders hold 4 units"]);
     assert.deepEqual(b, ["HEADPHONES: inventory sold 3, the run's paid and shipped orders hold 2 units"]);
+    assert.deepEqual(c, [], 'a restock filled the backorder: its unit is sold');
   });
 
   it('ignores lines of other SKUs', () => {

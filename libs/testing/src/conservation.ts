@@ -285,7 +285,6 @@ export function checkConservation(input: ConservationInput): ConservationVerdict
   };
 }
 
-const historyTo = (row: Record<string, unknown>) => row.to ?? row.toStatus ?? row.to_status ?? row.status;
 
 /**
  * For a SKU only the run's orders hold: once every one of them ended, the units sold equal the units of the
@@ -303,8 +302,9 @@ function checkExclusiveSku(
     const units = (order?.lines ?? []).filter((l) => l.sku === sku).reduce((n, l) => n + l.quantity, 0);
     if (!order || units === 0) continue;
     if (!isTerminal(order.status) && order.status !== 'PAID') return; // still moving: stuck is reported instead
-    const backordered = (order.history ?? []).some((h) => historyTo(h) === 'BACKORDERED');
-    if ((SOLD_STATUSES as readonly string[]).includes(order.status) && !backordered) soldUnits += units;
+    // Still backordered: owed, not sold. Backordered once and then paid or shipped: a restock filled it.
+    const owed = order.status === 'BACKORDERED';
+    if ((SOLD_STATUSES as readonly string[]).includes(order.status) && !owed) soldUnits += units;
   }
   if (stock.sold !== soldUnits)
     add(

@@ -138,9 +138,9 @@ export class SagaScenario {
   }
 
   /** Records a restock of `delta` units (for the conservation checker's initial + restocks). */
-  async restock(sku: string, available: number): Promise<void> {
+  async restock(sku: string, available: number, flags: { allowBackorder?: boolean } = {}): Promise<void> {
     const before = await this.api.stock(sku);
-    await this.api.setStock(sku, { available });
+    await this.api.setStock(sku, { available, ...flags });
     this.skus.set(sku, (this.skus.get(sku) ?? 0) + (available - before.available));
   }
 
@@ -181,8 +181,12 @@ export class SagaScenario {
     return order;
   }
 
-  /** Terminal statuses that still move on: a cancelled or paid-and-served order can still be refunded. */
+  /**
+   * Terminal statuses that still move on: a cancelled or paid-and-served order can still be refunded, and a
+   * backordered one ships once a restock fills its backorder.
+   */
   private mayLeave(from: string, to: string): boolean {
+    if (from === 'BACKORDERED' && (to === 'PAID' || to === 'SHIPPED')) return true;
     return to === 'REFUNDED' && ['CANCELLED', 'SHIPPED', 'BACKORDERED'].includes(from);
   }
 

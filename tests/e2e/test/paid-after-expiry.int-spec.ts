@@ -203,6 +203,29 @@ describe(
       // Fulfillment emails nothing for a backorder: it ships nothing yet and has nothing to apologise for.
       assert.deepEqual(await s.api.notifications(late), []);
       await s.expectConserved();
+
+      // The merchant restocks: the backorder is filled oldest first, the order is paid and ships.
+      await s.restock(sku, 1, { allowBackorder: true });
+      const shipped = await s.settle(late, 'SHIPPED');
+      assert.deepEqual(
+        shipped.history.map((h) => h.to),
+        ['PENDING', 'AWAITING_PAYMENT', 'BACKORDERED', 'PAID', 'SHIPPED'],
+      );
+      await s.expectEvents(late, 'fulfillment.shipment-created', {
+        exactly: { 'inventory.backordered': 1, 'inventory.committed': 1, 'order.paid': 1 },
+        never: ['payment.refunded'],
+      });
+      const filled = await s.api.stock(sku);
+      assert.deepEqual(
+        { available: filled.available, reserved: filled.reserved, sold: filled.sold },
+        {
+          available: 0,
+          reserved: 0,
+          sold: 2,
+        },
+      );
+      assert.equal((await s.ledger(late)).refunds, 0);
+      await s.expectConserved();
     });
   },
 );

@@ -15,8 +15,9 @@ const RANK: Record<OrderStatus, number> = {
   AWAITING_PAYMENT: 1,
   REJECTED: 2,
   CANCELLED: 2,
-  PAID: 2,
   BACKORDERED: 2,
+  // After BACKORDERED: a restock fills the backorder and the order is paid.
+  PAID: 2.5,
   SHIPPED: 3,
   REFUNDED: 4,
 };
@@ -46,11 +47,16 @@ describe('order state machine', () => {
     assert.equal(canTransition('PAID', 'CANCELLED'), false, 'a stale payment.failed is ignored');
   });
 
-  it('keeps every terminal status terminal except for a refund of money that arrived', () => {
+  it('keeps every terminal status terminal except for a refund, and a filled backorder that ships', () => {
     for (const t of TERMINAL_STATUSES) {
       for (const s of ORDER_STATUSES)
-        if (canTransition(t, s)) assert.ok(s === 'REFUNDED' || (t === 'BACKORDERED' && s === 'SHIPPED'));
+        if (canTransition(t, s))
+          assert.ok(
+            s === 'REFUNDED' || (t === 'BACKORDERED' && (s === 'PAID' || s === 'SHIPPED')),
+            `${t} -> ${s}`,
+          );
     }
+    assert.ok(canTransition('BACKORDERED', 'PAID'), 'a restock filled the backorder');
   });
 
   it('mirrors payment forward only: succeeded never becomes failed, refunded is final', () => {

@@ -23,7 +23,8 @@ export const ORDER_TRANSITIONS: Record<Exclude<OrderStatus, 'PENDING'>, readonly
   AWAITING_PAYMENT: ['PENDING'],
   REJECTED: ['PENDING'],
   // PENDING too: inventory.reserved may be consumed after inventory.committed (different topics).
-  PAID: ['PENDING', 'AWAITING_PAYMENT'],
+  // BACKORDERED too: a restock filled the backorder (inventory.committed), the order is paid and ships.
+  PAID: ['PENDING', 'AWAITING_PAYMENT', 'BACKORDERED'],
   CANCELLED: ['PENDING', 'AWAITING_PAYMENT'],
   BACKORDERED: ['PENDING', 'AWAITING_PAYMENT'],
   SHIPPED: ['PAID', 'BACKORDERED'],

@@ -32,7 +32,8 @@ const STATUS_EFFECT: Partial<Record<EventType, { to: OrderStatus; from: readonly
   'inventory.reserved': { to: 'AWAITING_PAYMENT', from: ['PENDING'] },
   'inventory.rejected': { to: 'REJECTED', from: ['PENDING'] },
   'inventory.backordered': { to: 'BACKORDERED', from: ['PENDING', 'AWAITING_PAYMENT'] },
-  'order.paid': { to: 'PAID', from: ['PENDING', 'AWAITING_PAYMENT'] },
+  // BACKORDERED too: a restock filled the backorder.
+  'order.paid': { to: 'PAID', from: ['PENDING', 'AWAITING_PAYMENT', 'BACKORDERED'] },
   'payment.failed': { to: 'CANCELLED', from: ['PENDING', 'AWAITING_PAYMENT'] },
   'order.cancelled': { to: 'CANCELLED', from: ['PENDING', 'AWAITING_PAYMENT'] },
   'fulfillment.shipment-created': { to: 'SHIPPED', from: ['PAID', 'BACKORDERED'] },
