@@ -285,7 +285,6 @@ export function checkConservation(input: ConservationInput): ConservationVerdict
   };
 }
 
-
 /**
  * For a SKU only the run's orders hold: once every one of them ended, the units sold equal the units of the
  * orders that kept them as sold (a lost update or a double commit shows here even when the counters add up),
