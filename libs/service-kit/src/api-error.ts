@@ -49,7 +49,7 @@ export class ApiErrorFilter implements ExceptionFilter {
     // body-parser errors: malformed JSON, oversized body, wrong charset.
     const parserError = error as { type?: string; status?: number; message?: string };
     if (parserError?.type === 'entity.parse.failed') {
-      res.status(400).json({ error: 'MALFORMED_JSON', message: 'request body is not valid JSON' });
+      res.status(400).json({ error: 'VALIDATION_FAILED', message: 'request body is not valid JSON' });
       return;
     }
     if (parserError?.type === 'entity.too.large') {

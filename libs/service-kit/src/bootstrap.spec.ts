@@ -82,7 +82,11 @@ describe('bootstrapService / createService', () => {
       assert.equal(((await big.json()) as { error: string }).error, 'PAYLOAD_TOO_LARGE');
       const broken = await post('{"a":');
       assert.equal(broken.status, 400);
-      assert.equal(typeof ((await broken.json()) as { error: unknown }).error, 'string');
+      assert.deepEqual(await broken.json(), {
+        error: 'VALIDATION_FAILED',
+        message: 'request body is not valid JSON',
+        issues: [{ path: '', message: 'malformed JSON' }],
+      });
     }
   });
 });

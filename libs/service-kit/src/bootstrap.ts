@@ -4,7 +4,7 @@ import { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
-import { json } from 'express';
+import { NextFunction, Request, Response, json } from 'express';
 import { DataSource } from 'typeorm';
 import { ApiErrorFilter } from './api-error';
 import { BaseConfig } from './config';
@@ -43,10 +43,34 @@ export async function createService(
         : {}),
     }),
   );
+  // Answer body-parser's errors here, while their `type` is known: past this point Nest turns a JSON syntax
+  // error into a bare 400 carrying the parser's message.
+  app.use(bodyParserErrors);
   app.useGlobalFilters(new ApiErrorFilter());
   app.enableShutdownHooks(['SIGTERM', 'SIGINT']);
   app.set('x-powered-by', false);
   return app;
+}
+
+/** Express error middleware for the JSON parser: malformed JSON, oversized body, unsupported charset. */
+export function bodyParserErrors(error: unknown, _req: Request, res: Response, next: NextFunction): void {
+  const type = (error as { type?: string } | null)?.type;
+  if (type === 'entity.parse.failed') {
+    // PRODUCT.md's 400 for every unusable body; `issues` says what, in validate()'s shape.
+    res.status(400).json({
+      error: 'VALIDATION_FAILED',
+      message: 'request body is not valid JSON',
+      issues: [{ path: '', message: 'malformed JSON' }],
+    });
+  } else if (type === 'entity.too.large') {
+    res.status(413).json({ error: 'PAYLOAD_TOO_LARGE', message: 'request body is too large' });
+  } else if (type === 'charset.unsupported' || type === 'encoding.unsupported') {
+    res
+      .status(415)
+      .json({ error: 'UNSUPPORTED_MEDIA_TYPE', message: 'unsupported body charset or encoding' });
+  } else {
+    next(error);
+  }
 }
 
 /** Creates and starts a service on `config.PORT` (see createService). */
