@@ -1,8 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { NonRetryableError, consoleLogger } from '@checkout/messaging';
+import { BatchEventConsumer, NonRetryableError, consoleLogger } from '@checkout/messaging';
 import { ReserveStock, ReserveStockBatch } from '../src/reservation/commands';
-import { BatchEventConsumer } from '../src/reservation/consumers/batch-event-consumer';
 import { onOrderCreated } from '../src/reservation/consumers/order-created.consumer';
 import {
   TEST_TENANT,

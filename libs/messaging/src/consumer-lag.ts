@@ -55,19 +55,25 @@ export class ConsumerLagMonitor {
   ) {
     this.admin = createKafka(options.brokers, `${options.groupId}-lag-monitor`).admin();
     const registers = options.registry ? [options.registry] : undefined;
-    if (registers) {
-      this.lagGauge = new Gauge({
-        name: 'messaging_consumer_lag',
-        help: 'Messages of a topic the consumer group has not consumed yet',
-        labelNames: ['consumer', 'topic'],
-        registers,
-      });
-      this.dlqGauge = new Gauge({
-        name: 'messaging_dlq_messages',
-        help: 'Messages parked on the dead-letter topic of a consumed topic (any consumer of it)',
-        labelNames: ['topic'],
-        registers,
-      });
+    const registry = options.registry;
+    if (registers && registry) {
+      // A service may run several consumer groups (e.g. a batched one next to the per-event one): one gauge.
+      this.lagGauge =
+        (registry.getSingleMetric('messaging_consumer_lag') as Gauge<'consumer' | 'topic'> | undefined) ??
+        new Gauge({
+          name: 'messaging_consumer_lag',
+          help: 'Messages of a topic the consumer group has not consumed yet',
+          labelNames: ['consumer', 'topic'],
+          registers,
+        });
+      this.dlqGauge =
+        (registry.getSingleMetric('messaging_dlq_messages') as Gauge<'topic'> | undefined) ??
+        new Gauge({
+          name: 'messaging_dlq_messages',
+          help: 'Messages parked on the dead-letter topic of a consumed topic (any consumer of it)',
+          labelNames: ['topic'],
+          registers,
+        });
     }
   }
 

@@ -1,8 +1,8 @@
-import { Consumer, IHeaders, KafkaMessage, Producer } from 'kafkajs';
+import { Consumer, KafkaMessage, Producer } from 'kafkajs';
 import { DataSource, EntityManager } from 'typeorm';
-import { ExponentialBackoff, handleWhen, retry } from 'cockatiel';
 import { Counter, Histogram, Registry } from 'prom-client';
-import { ContractViolation, EventType, SagaEvent, dlqTopic, parseEvent } from '@checkout/contracts';
+import { ContractViolation, EventType, SagaEvent, parseEvent } from '@checkout/contracts';
+import { DeadLetters, DlqReason, handlerRetry } from './dead-letter';
 import { NonRetryableError } from './errors';
 import { createKafka } from './kafka';
 import { Logger, consoleLogger } from './logger';
@@ -40,19 +40,6 @@ export interface EventConsumerOptions {
 /** What happened to one message. */
 export type Outcome = 'applied' | 'duplicate' | 'dlq' | 'ignored';
 
-/** Why a message was parked, as recorded in its DLQ headers. */
-export interface DlqReason {
-  code: string;
-  reason: string;
-  attempts: number;
-}
-
-const headerText = (headers: IHeaders | undefined, name: string): string | undefined => {
-  const v = headers?.[name];
-  if (v === undefined || v === null) return undefined;
-  return Array.isArray(v) ? v[0]?.toString() : v.toString();
-};
-
 /**
  * The Kafka consumer runtime: validate the event against libs/contracts, then in one DB transaction record
  * its id in the inbox and run the handler (a redelivered event is skipped); retry with backoff; park poison
@@ -62,6 +49,7 @@ export class EventConsumer {
   private readonly consumer: Consumer;
   private readonly producer: Producer;
   private readonly logger: Logger;
+  private readonly deadLetters: DeadLetters;
   private readonly counter?: Counter<'consumer' | 'type' | 'outcome'>;
   private readonly duration?: Histogram<'consumer' | 'type'>;
   private running = false;
@@ -81,6 +69,7 @@ export class EventConsumer {
       maxInFlightRequests: 1,
     });
     this.logger = options.logger ?? consoleLogger;
+    this.deadLetters = new DeadLetters(this.producer, options.name, this.logger);
     if (options.registry) {
       this.counter = getOrCreate(
         options.registry,
@@ -174,13 +163,7 @@ export class EventConsumer {
     if (!handler) return this.count(event.type, 'ignored', event, message);
     const { maxAttempts = 5, backoff = { initialMs: 200, maxMs: 5_000 } } = this.options;
     let attempts = 0;
-    const policy = retry(
-      handleWhen((e) => !(e instanceof NonRetryableError) && this.running),
-      {
-        maxAttempts: maxAttempts - 1,
-        backoff: new ExponentialBackoff({ initialDelay: backoff.initialMs, maxDelay: backoff.maxMs }),
-      },
-    );
+    const policy = handlerRetry(maxAttempts, backoff, () => this.running);
     const end = this.duration?.startTimer({ consumer: this.options.name, type: event.type });
     try {
       const applied = await policy.execute(() => {
@@ -228,31 +211,8 @@ export class EventConsumer {
     return this.options.around ? this.options.around(event, run) : run();
   }
 
-  private async park(topic: string, partition: number, message: KafkaMessage, why: DlqReason): Promise<void> {
-    await this.producer.send({
-      topic: dlqTopic(topic),
-      messages: [
-        {
-          key: message.key,
-          value: message.value,
-          headers: {
-            ...withoutNulls(message.headers),
-            'dlq-code': why.code,
-            'dlq-reason': why.reason.slice(0, 2000),
-            'dlq-attempts': String(why.attempts),
-            'dlq-consumer': this.options.name,
-            'dlq-original-topic': topic,
-            'dlq-original-partition': String(partition),
-            'dlq-original-offset': message.offset,
-            'dlq-event-id': headerText(message.headers, 'eventId') ?? '',
-          },
-        },
-      ],
-    });
-    this.logger.warn(
-      { consumer: this.options.name, topic, partition, offset: message.offset, ...why },
-      'message parked on dead-letter topic',
-    );
+  private park(topic: string, partition: number, message: KafkaMessage, why: DlqReason): Promise<void> {
+    return this.deadLetters.park(topic, partition, message, why);
   }
 
   private count(type: string, outcome: Outcome, event: SagaEvent | null, message: KafkaMessage): Outcome {
@@ -260,13 +220,6 @@ export class EventConsumer {
     this.options.onProcessed?.(outcome, event, message);
     return outcome;
   }
-}
-
-/** Kafka headers with null values (e.g. a null causationId) cannot be produced again. */
-function withoutNulls(headers: IHeaders | undefined): IHeaders {
-  return Object.fromEntries(
-    Object.entries(headers ?? {}).filter(([, v]) => v !== null && v !== undefined),
-  ) as IHeaders;
 }
 
 function getOrCreate<T>(registry: Registry, name: string, create: () => T): T {

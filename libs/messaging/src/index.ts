@@ -8,3 +8,5 @@ export * from './sql';
 export * from './outbox-lsn.migration';
 export * from './outbox-monitor';
 export * from './consumer-lag';
+export * from './dead-letter';
+export * from './batch-event-consumer';

@@ -1,6 +1,6 @@
+import { BatchEventHandler } from '@checkout/messaging';
 import { TenantRegistry } from '@checkout/service-kit';
 import { ReserveStockBatch } from '../commands';
-import { BatchEventHandler } from './batch-event-consumer';
 import { parkingRuleErrors, requireKnownSaga } from './tenant-check';
 
 /** order.created, a batch at a time -> ReserveStockBatch (one inventory.reserved or .rejected per order). */

@@ -2,13 +2,12 @@ import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap }
 import { PinoLogger } from 'nestjs-pino';
 import { Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
-import { parseBrokers } from '@checkout/messaging';
-import { METRICS_REGISTRY, TenantRegistry } from '@checkout/service-kit';
+import { BatchEventConsumer, ConsumerLagMonitor, parseBrokers } from '@checkout/messaging';
+import { METRICS_REGISTRY, PeriodicTask, TenantRegistry, messagingSettings } from '@checkout/service-kit';
 import { withEventSpan } from '@checkout/tracing';
 import { InventoryConfig } from '../../config/inventory.config';
 import { ReserveStockBatch } from '../commands';
 import { INVENTORY_CONFIG } from '../inventory.tokens';
-import { BatchEventConsumer } from './batch-event-consumer';
 import { onOrderCreated } from './order-created.consumer';
 
 /**
@@ -19,6 +18,7 @@ import { onOrderCreated } from './order-created.consumer';
 @Injectable()
 export class OrderCreatedConsumerHost implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private consumer?: BatchEventConsumer<'order.created'>;
+  private lag?: { monitor: ConsumerLagMonitor; task: PeriodicTask };
 
   constructor(
     @Inject(INVENTORY_CONFIG) private readonly config: InventoryConfig,
@@ -55,6 +55,19 @@ export class OrderCreatedConsumerHost implements OnApplicationBootstrap, BeforeA
       around: (events, fn) => (events.length === 1 ? withEventSpan(events[0], name, fn) : fn()),
     });
     await this.consumer.start();
+    // The group's lag on order.created, next to the per-event consumer's gauges (messaging_consumer_lag).
+    const monitor = new ConsumerLagMonitor({
+      groupId: `${name}-reservations`,
+      topics: ['order.created'],
+      brokers: parseBrokers(this.config.KAFKA_BROKERS),
+      registry: this.registry,
+    });
+    const interval = messagingSettings(this.config).probeIntervalMs;
+    this.lag = {
+      monitor,
+      task: new PeriodicTask('reservations-lag', interval, () => monitor.probe(), this.logger.logger),
+    };
+    this.lag.task.start();
     this.logger.info(
       { batchSize: this.config.INVENTORY_RESERVE_BATCH_SIZE },
       'order.created batch consumer started',
@@ -62,6 +75,8 @@ export class OrderCreatedConsumerHost implements OnApplicationBootstrap, BeforeA
   }
 
   async beforeApplicationShutdown(): Promise<void> {
+    await this.lag?.task.stop();
+    await this.lag?.monitor.close();
     await this.consumer?.stop();
   }
 }

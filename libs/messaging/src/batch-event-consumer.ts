@@ -1,9 +1,11 @@
-import { Consumer, IHeaders, KafkaMessage, Producer } from 'kafkajs';
+import { Consumer, KafkaMessage, Producer } from 'kafkajs';
 import { DataSource, EntityManager } from 'typeorm';
-import { ExponentialBackoff, handleWhen, retry } from 'cockatiel';
 import { Counter, Registry } from 'prom-client';
-import { ContractViolation, EventType, SagaEvent, dlqTopic, parseEvent } from '@checkout/contracts';
-import { Logger, NonRetryableError, createKafka } from '@checkout/messaging';
+import { ContractViolation, EventType, SagaEvent, parseEvent } from '@checkout/contracts';
+import { DeadLetters, DlqReason, handlerRetry } from './dead-letter';
+import { NonRetryableError } from './errors';
+import { createKafka } from './kafka';
+import { Logger } from './logger';
 
 /** Applies a batch of new events (inbox rows already written) inside the one transaction they commit in. */
 export type BatchEventHandler<T extends EventType> = (
@@ -36,14 +38,8 @@ export interface BatchEventConsumerOptions<T extends EventType> {
   around?: <R>(events: SagaEvent<T>[], fn: () => Promise<R>) => Promise<R>;
 }
 
-const headerText = (headers: IHeaders | undefined, name: string): string | undefined => {
-  const v = headers?.[name];
-  if (v === undefined || v === null) return undefined;
-  return Array.isArray(v) ? v[0]?.toString() : v.toString();
-};
-
 /**
- * The batched twin of @checkout/messaging's EventConsumer for one topic (group commit): a Kafka batch is cut
+ * The batched twin of EventConsumer for one topic (group commit): a Kafka batch is cut
  * into chunks of batchSize and each chunk is validated, recorded in the inbox and applied in ONE transaction.
  * If a chunk fails (a poison event, a broken rule), every event of it is applied alone with the per-event
  * runtime's semantics (retries with backoff, NonRetryableError straight to `<topic>.dlq`), so one bad event
@@ -53,6 +49,7 @@ export class BatchEventConsumer<T extends EventType> {
   private readonly kafka: ReturnType<typeof createKafka>;
   private readonly consumer: Consumer;
   private readonly producer: Producer;
+  private readonly deadLetters: DeadLetters;
   private running = false;
 
   constructor(private readonly options: BatchEventConsumerOptions<T>) {
@@ -68,6 +65,7 @@ export class BatchEventConsumer<T extends EventType> {
       idempotent: true,
       maxInFlightRequests: 1,
     });
+    this.deadLetters = new DeadLetters(this.producer, options.inboxName, options.logger);
   }
 
   /** Connects, takes over the previous group's offsets if this group has none, and starts consuming. */
@@ -165,13 +163,7 @@ export class BatchEventConsumer<T extends EventType> {
 
   private policy(maxAttempts: number) {
     const { backoff = { initialMs: 200, maxMs: 5_000 } } = this.options;
-    return retry(
-      handleWhen((e) => !(e instanceof NonRetryableError) && this.running),
-      {
-        maxAttempts: maxAttempts - 1,
-        backoff: new ExponentialBackoff({ initialDelay: backoff.initialMs, maxDelay: backoff.maxMs }),
-      },
-    );
+    return handlerRetry(maxAttempts, backoff, () => this.running);
   }
 
   /** Inbox rows and the handler in one transaction; events already in the inbox (or twice in the chunk) are skipped. */
@@ -223,38 +215,8 @@ export class BatchEventConsumer<T extends EventType> {
     }
   }
 
-  private async park(
-    partition: number,
-    message: KafkaMessage,
-    why: { code: string; reason: string; attempts: number },
-  ): Promise<void> {
-    const { topic, inboxName } = this.options;
-    await this.producer.send({
-      topic: dlqTopic(topic),
-      messages: [
-        {
-          key: message.key,
-          value: message.value,
-          headers: {
-            ...Object.fromEntries(
-              Object.entries(message.headers ?? {}).filter(([, v]) => v !== null && v !== undefined),
-            ),
-            'dlq-code': why.code,
-            'dlq-reason': why.reason.slice(0, 2000),
-            'dlq-attempts': String(why.attempts),
-            'dlq-consumer': inboxName,
-            'dlq-original-topic': topic,
-            'dlq-original-partition': String(partition),
-            'dlq-original-offset': message.offset,
-            'dlq-event-id': headerText(message.headers, 'eventId') ?? '',
-          } as IHeaders,
-        },
-      ],
-    });
-    this.options.logger.warn(
-      { consumer: inboxName, topic, partition, offset: message.offset, ...why },
-      'message parked on dead-letter topic',
-    );
+  private async park(partition: number, message: KafkaMessage, why: DlqReason): Promise<void> {
+    await this.deadLetters.park(this.options.topic, partition, message, why);
     this.count('dlq', 1);
   }
 
