@@ -17,3 +17,4 @@ export * from './events/fulfillment-shipment-created.v1';
 export * from './events/fulfillment-shipment-failed.v1';
 export * from './events/fulfillment-shipment-cancelled.v1';
 export * from './events/fulfillment-apology-voucher-issued.v1';
+export * from './order-status';

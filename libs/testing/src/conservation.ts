@@ -6,30 +6,18 @@
  * `fetchConservationInput` only reads the services' public HTTP APIs and validates every answer.
  */
 import { z } from 'zod';
+import { ORDER_STATUSES, PAYMENT_STATES, TERMINAL_ORDER_STATUSES } from '@checkout/contracts';
+
+export { ORDER_STATUSES, PAYMENT_STATES };
 
 /** Order statuses a saga ends in. */
-export const TERMINAL_STATUSES = ['SHIPPED', 'REJECTED', 'CANCELLED', 'BACKORDERED', 'REFUNDED'] as const;
+export const TERMINAL_STATUSES = TERMINAL_ORDER_STATUSES;
 
 /** Order statuses in which the merchant keeps the customer's money. */
 export const MONEY_KEPT_STATUSES = ['PAID', 'SHIPPED', 'BACKORDERED'] as const;
 
 /** Order statuses whose units left the shelf as sold (a backordered order is owed units, not sold ones). */
 export const SOLD_STATUSES = ['PAID', 'SHIPPED'] as const;
-
-/** Every order status of PRODUCT.md section 4. */
-export const ORDER_STATUSES = [
-  'PENDING',
-  'AWAITING_PAYMENT',
-  'PAID',
-  'SHIPPED',
-  'REJECTED',
-  'CANCELLED',
-  'BACKORDERED',
-  'REFUNDED',
-] as const;
-
-/** Every payment state of PRODUCT.md section 4. */
-export const PAYMENT_STATES = ['created', 'pending', 'unknown', 'succeeded', 'failed', 'refunded'] as const;
 
 /** Stock of one SKU as `GET inventory /v1/stock/{sku}` answers it (`returned` if a variant reports it). */
 export interface StockSnapshot {

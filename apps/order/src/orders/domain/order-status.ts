@@ -1,19 +1,13 @@
-/** Statuses of an order (PRODUCT.md section 4). */
-export const ORDER_STATUSES = [
-  'PENDING',
-  'AWAITING_PAYMENT',
-  'PAID',
-  'SHIPPED',
-  'REJECTED',
-  'CANCELLED',
-  'BACKORDERED',
-  'REFUNDED',
-] as const;
-export type OrderStatus = (typeof ORDER_STATUSES)[number];
+import {
+  ORDER_STATUSES,
+  OrderStatus,
+  PAYMENT_STATES,
+  PaymentState,
+  TERMINAL_ORDER_STATUSES,
+} from '@checkout/contracts';
 
-/** Mirror of the payment service's payment state; null until a payment event arrives. */
-export const PAYMENT_STATES = ['created', 'pending', 'unknown', 'succeeded', 'failed', 'refunded'] as const;
-export type PaymentState = (typeof PAYMENT_STATES)[number];
+export { ORDER_STATUSES, PAYMENT_STATES };
+export type { OrderStatus, PaymentState };
 
 /**
  * The order state machine: for each target status, the statuses it may be entered from. Every transition is
@@ -44,13 +38,7 @@ export const PAYMENT_TRANSITIONS: Record<PaymentState, readonly (PaymentState | 
 };
 
 /** Statuses in which the order's saga has ended. */
-export const TERMINAL_STATUSES: readonly OrderStatus[] = [
-  'SHIPPED',
-  'REJECTED',
-  'CANCELLED',
-  'BACKORDERED',
-  'REFUNDED',
-];
+export const TERMINAL_STATUSES: readonly OrderStatus[] = TERMINAL_ORDER_STATUSES;
 
 /** Whether the state machine allows moving from one status to another. */
 export const canTransition = (from: OrderStatus, to: OrderStatus): boolean =>

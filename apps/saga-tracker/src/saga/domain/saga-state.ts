@@ -1,27 +1,11 @@
-import { EventType } from '@checkout/contracts';
+import { EventType, ORDER_STATUSES, OrderStatus, TERMINAL_ORDER_STATUSES } from '@checkout/contracts';
 import { OUTCOME_OF, SagaService, StepFacts, StepOutcome } from './saga-step';
 
-/** Order statuses as PRODUCT.md section 4 defines them: what the order service shows for the saga. */
-export const ORDER_STATUSES = [
-  'PENDING',
-  'AWAITING_PAYMENT',
-  'PAID',
-  'SHIPPED',
-  'REJECTED',
-  'CANCELLED',
-  'BACKORDERED',
-  'REFUNDED',
-] as const;
-export type OrderStatus = (typeof ORDER_STATUSES)[number];
+export { ORDER_STATUSES };
+export type { OrderStatus };
 
 /** Statuses in which the order has ended. */
-export const TERMINAL_STATUSES: readonly OrderStatus[] = [
-  'SHIPPED',
-  'REJECTED',
-  'CANCELLED',
-  'BACKORDERED',
-  'REFUNDED',
-];
+export const TERMINAL_STATUSES: readonly OrderStatus[] = TERMINAL_ORDER_STATUSES;
 
 /**
  * The status an event moves the order to and the statuses it may move it from: the order's own forward-only

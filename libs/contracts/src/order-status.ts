@@ -1,0 +1,31 @@
+/**
+ * Order statuses and payment states as the order API shows them (PRODUCT.md section 4): one list for the
+ * order service, the saga tracker, the conservation checker and any client.
+ */
+export const ORDER_STATUSES = [
+  'PENDING',
+  'AWAITING_PAYMENT',
+  'PAID',
+  'SHIPPED',
+  'REJECTED',
+  'CANCELLED',
+  'BACKORDERED',
+  'REFUNDED',
+] as const;
+export type OrderStatus = (typeof ORDER_STATUSES)[number];
+
+/**
+ * Statuses in which an order's saga has ended. Two still move on: money that arrived can be refunded
+ * (-> REFUNDED), and a restock fills a backorder (BACKORDERED -> PAID -> SHIPPED).
+ */
+export const TERMINAL_ORDER_STATUSES = [
+  'SHIPPED',
+  'REJECTED',
+  'CANCELLED',
+  'BACKORDERED',
+  'REFUNDED',
+] as const;
+
+/** The payment service's payment states, as the order mirrors them. */
+export const PAYMENT_STATES = ['created', 'pending', 'unknown', 'succeeded', 'failed', 'refunded'] as const;
+export type PaymentState = (typeof PAYMENT_STATES)[number];
