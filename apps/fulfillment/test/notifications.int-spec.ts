@@ -92,9 +92,12 @@ describe('customer notifications, through the outboxes, Debezium and Kafka', () 
     const event = validateEvent(issued.json());
     assert.equal(event.type, 'fulfillment.apology-voucher-issued');
     assert.equal(event.causationId, first.eventId);
-    assert.deepEqual(event.payload, {
+    // order.created and the unavailable event travel on different topics: when fulfillment had not seen the
+    // order yet, the voucher event names no customer and the order service binds it to its own record.
+    const { customerId, ...payload } = event.payload as { customerId: string | null };
+    assert.ok(customerId === created.customerId || customerId === null, `customerId ${customerId}`);
+    assert.deepEqual(payload, {
       orderId: created.orderId,
-      customerId: created.customerId,
       code: email.voucherCode,
       percentOff: 10,
       maxRedemptions: 1,

@@ -1,51 +1,35 @@
 import { BeforeApplicationShutdown, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { PinoLogger } from 'nestjs-pino';
+import { PeriodicTask } from '@checkout/service-kit';
 import { FulfillmentMetrics } from '../../fulfillment.metrics';
 import { SendNotifications } from '../commands';
 
 /** Runs the notifier step every NOTIFIER_INTERVAL_MS; a pass never overlaps the previous one. */
 @Injectable()
 export class NotifierJob implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private timer?: NodeJS.Timeout;
-  private running: Promise<void> | null = null;
-  private stopped = false;
+  private readonly task: PeriodicTask;
 
   constructor(
     private readonly send: SendNotifications,
     private readonly metrics: FulfillmentMetrics,
     private readonly logger: PinoLogger,
-    private readonly intervalMs: number,
+    intervalMs: number,
   ) {
     logger.setContext('NotifierJob');
+    this.task = new PeriodicTask('notifier', intervalMs, () => this.pass(), logger.logger);
   }
 
   onApplicationBootstrap(): void {
-    this.schedule();
+    this.task.start();
   }
 
   async beforeApplicationShutdown(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
-  }
-
-  private schedule(): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.running = this.pass().finally(() => {
-        this.running = null;
-        this.schedule();
-      });
-    }, this.intervalMs);
+    await this.task.stop();
   }
 
   private async pass(): Promise<void> {
-    try {
-      const { sent, failed } = await this.send.execute();
-      for (const s of sent) this.metrics.notificationSent(s.kind);
-      if (failed > 0) this.logger.warn({ failed }, 'notifications not sent; retried after their lease');
-    } catch (error) {
-      this.logger.error({ err: String(error) }, 'notifier pass failed');
-    }
+    const { sent, failed } = await this.send.execute();
+    for (const s of sent) this.metrics.notificationSent(s.kind);
+    if (failed > 0) this.logger.warn({ failed }, 'notifications not sent; retried after their lease');
   }
 }

@@ -1,5 +1,6 @@
 import { BeforeApplicationShutdown, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { PinoLogger } from 'nestjs-pino';
+import { PeriodicTask } from '@checkout/service-kit';
 import { SweepStuckSagas } from '../commands/sweep-stuck/sweep-stuck.handler';
 import { ReadHorizon } from './read-horizon';
 
@@ -9,52 +10,35 @@ import { ReadHorizon } from './read-horizon';
  */
 @Injectable()
 export class StuckSweepJob implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private timer?: NodeJS.Timeout;
-  private running: Promise<void> | null = null;
-  private stopped = false;
+  private readonly task: PeriodicTask;
 
   constructor(
     private readonly sweep: SweepStuckSagas,
     private readonly horizon: ReadHorizon,
     private readonly logger: PinoLogger,
-    private readonly intervalMs: number,
+    intervalMs: number,
   ) {
     logger.setContext('StuckSweepJob');
+    this.task = new PeriodicTask('stuck-sweep', intervalMs, () => this.pass(), logger.logger);
   }
 
   onApplicationBootstrap(): void {
-    this.schedule();
+    this.task.start();
   }
 
   async beforeApplicationShutdown(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
+    await this.task.stop();
     await this.horizon.close().catch(() => undefined);
   }
 
-  private schedule(): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.running = this.pass().finally(() => {
-        this.running = null;
-        this.schedule();
-      });
-    }, this.intervalMs);
-  }
-
   private async pass(): Promise<void> {
-    try {
-      const asOf = await this.horizon.sample().catch((error: unknown) => {
-        this.logger.warn(
-          { err: String(error) },
-          'read horizon unknown (Kafka admin); no saga judged this round',
-        );
-        return null;
-      });
-      await this.sweep.execute(asOf);
-    } catch (error) {
-      this.logger.error({ err: String(error) }, 'stuck sweep failed');
-    }
+    const asOf = await this.horizon.sample().catch((error: unknown) => {
+      this.logger.warn(
+        { err: String(error) },
+        'read horizon unknown (Kafka admin); no saga judged this round',
+      );
+      return null;
+    });
+    await this.sweep.execute(asOf);
   }
 }
