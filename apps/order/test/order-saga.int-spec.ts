@@ -249,6 +249,23 @@ describe('order saga reactions (handlers on a scratch order database): given eve
     assert.equal((await status(id)).status, 'REJECTED');
   });
 
+  it('given backordered, then the restock fills it (inventory.committed): PAID, one order.paid', async () => {
+    const id = await newOrder();
+    await deliver(reserved(id));
+    await deliver(succeeded(id));
+    await deliver(
+      event('inventory.backordered', id, { orderId: id, lines: [{ sku: 'SKU-1', quantity: 2 }] }),
+    );
+    assert.equal((await status(id)).status, 'BACKORDERED');
+    assert.equal((await published(id)).filter((e) => e.type === 'order.paid').length, 0);
+
+    await deliver(committed(id));
+    await deliver(committed(id));
+
+    assert.equal((await status(id)).status, 'PAID', 'the filled backorder is paid and ships');
+    assert.equal((await published(id)).filter((e) => e.type === 'order.paid').length, 1);
+  });
+
   it('given backordered then refunded: BACKORDERED, then REFUNDED, never back', async () => {
     const id = await newOrder();
     await deliver(reserved(id));
@@ -257,8 +274,6 @@ describe('order saga reactions (handlers on a scratch order database): given eve
       event('inventory.backordered', id, { orderId: id, lines: [{ sku: 'SKU-1', quantity: 2 }] }),
     );
     assert.equal((await status(id)).status, 'BACKORDERED');
-    await deliver(committed(id));
-    assert.equal((await status(id)).status, 'BACKORDERED', 'a late commit does not make it PAID');
     await deliver(
       event('payment.refunded', id, {
         orderId: id,
@@ -273,6 +288,8 @@ describe('order saga reactions (handlers on a scratch order database): given eve
     assert.equal(o.status, 'REFUNDED');
     assert.equal(o.paymentState, 'refunded');
     await deliver(succeeded(id));
+    await deliver(committed(id));
+    assert.equal((await status(id)).status, 'REFUNDED', 'a late commit does not bring a refunded order back');
     assert.equal((await status(id)).paymentState, 'refunded');
   });
 
