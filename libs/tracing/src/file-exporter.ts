@@ -1,4 +1,4 @@
-import { appendFileSync, mkdirSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, renameSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { ExportResult, ExportResultCode, hrTimeToMilliseconds } from '@opentelemetry/core';
 import { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
@@ -17,9 +17,16 @@ export interface SpanLine {
   attributes: Record<string, unknown>;
 }
 
-/** Exports spans as JSON lines to a file: the default exporter where no OTLP collector runs. */
+/**
+ * Exports spans as JSON lines to a file: the default exporter where no OTLP collector runs. The file is
+ * rotated once it passes `maxBytes` (TRACE_FILE_MAX_BYTES, 1 GiB; the previous one is kept as `<file>.1`), so a
+ * long-lived dev stack does not fill the disk.
+ */
 export class JsonLinesFileExporter implements SpanExporter {
-  constructor(private readonly file: string) {
+  constructor(
+    private readonly file: string,
+    private readonly maxBytes = 1024 ** 3,
+  ) {
     mkdirSync(dirname(file), { recursive: true });
   }
 
@@ -40,7 +47,12 @@ export class JsonLinesFileExporter implements SpanExporter {
         };
         return JSON.stringify(line);
       });
-      if (lines.length) appendFileSync(this.file, lines.join('\n') + '\n');
+      if (lines.length) {
+        // Every service of the local stack appends to the same file: its size is read, not counted.
+        if (existsSync(this.file) && statSync(this.file).size > this.maxBytes)
+          renameSync(this.file, `${this.file}.1`);
+        appendFileSync(this.file, lines.join('\n') + '\n');
+      }
       done({ code: ExportResultCode.SUCCESS });
     } catch (error) {
       done({ code: ExportResultCode.FAILED, error: error as Error });

@@ -22,7 +22,10 @@ function exporterFromEnv(env: NodeJS.ProcessEnv): SpanExporter | undefined {
       return new ConsoleSpanExporter();
     case 'file':
       if (!env.TRACE_FILE) throw new Error('OTEL_TRACES_EXPORTER=file needs TRACE_FILE');
-      return new JsonLinesFileExporter(env.TRACE_FILE);
+      return new JsonLinesFileExporter(
+        env.TRACE_FILE,
+        env.TRACE_FILE_MAX_BYTES ? Number(env.TRACE_FILE_MAX_BYTES) : undefined,
+      );
     case 'none':
       return undefined;
     default:
