@@ -9,6 +9,7 @@ import { PrunePspEventsHandler } from './payment/commands/prune-psp-events/prune
 import { ReconcilePaymentsHandler } from './payment/commands/reconcile-payments/reconcile-payments.handler';
 import { RefundWorker, RequestRefundHandler } from './payment/commands/refund-payment/refund-payment.handler';
 import { SettleRefundHandler } from './payment/commands/settle-refund/settle-refund.handler';
+import { AttemptsConsumerHost } from './payment/consumers/attempts.host';
 import { paymentEventHandlers } from './payment/consumers/payment-events.consumer';
 import { PaymentsController } from './payment/http/payments.controller';
 import { WebhooksController } from './payment/http/webhooks.controller';
@@ -36,6 +37,7 @@ export class AppModule {
         PrunePspEventsHandler,
         ApplyPspEventHandler,
         ConsumerHost,
+        AttemptsConsumerHost,
         {
           provide: EVENT_HANDLERS,
           useFactory: paymentEventHandlers,

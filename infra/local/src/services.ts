@@ -55,6 +55,9 @@ export function serviceEnv(config: StackConfig, name: string): Record<string, st
     INVENTORY_RESERVATION_TTL_SECONDS: '60',
     INVENTORY_EXPIRY_INTERVAL_MS: '1000',
     INVENTORY_DRIFT_INTERVAL_MS: '30000',
+    // Off here: the specs drive the gate's counters exactly (a token given back is the next buyer's) and a
+    // re-sync in the middle would make them race it. Its own specs run it directly; elsewhere it runs every 30 s.
+    INVENTORY_GATE_RESYNC_INTERVAL_MS: '0',
     // Saga tracker: a saga whose PSP never answers is stuck after 15 s (the specs wait for that); the other
     // steps get a minute, so that a flash sale on a busy 2-core machine does not flood the stuck list.
     SAGA_STUCK_AFTER_MS: '300000',

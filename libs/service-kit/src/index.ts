@@ -7,3 +7,4 @@ export * from './consumer.host';
 export * from './tenancy';
 export * from './periodic';
 export * from './outbox-monitor.host';
+export * from './batch-consumer.runner';

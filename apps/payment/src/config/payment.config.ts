@@ -18,6 +18,8 @@ export const PaymentConfigSchema = BaseConfigSchema.extend({
   PAYMENT_BREAKER_HALF_OPEN_MS: ms(5_000),
   /** How often the charge worker looks for new attempts (recorded by the inventory.reserved consumer). */
   PAYMENT_CHARGE_POLL_MS: z.coerce.number().int().min(10).default(200),
+  /** inventory.reserved events recorded in one transaction at most (the batched consumer). */
+  PAYMENT_ATTEMPT_BATCH_SIZE: z.coerce.number().int().min(1).max(1000).default(100),
   /** PSP charge requests in flight at once. */
   PAYMENT_CHARGE_CONCURRENCY: z.coerce.number().int().min(1).max(500).default(32),
   /** Accepted clock skew and replay window of a webhook signature. */

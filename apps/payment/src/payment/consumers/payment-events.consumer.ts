@@ -13,8 +13,9 @@ const tenantOf = (tenants: TenantRegistry, event: SagaEvent) => {
 };
 
 /**
- * The events payment reacts to. Each one, in the consumer's inbox transaction: `inventory.reserved` records a
- * new attempt (the charge worker calls the PSP after commit); the failure events request a refund.
+ * The events payment reacts to one at a time, each in the consumer's inbox transaction: the failure events
+ * request a refund, order.cancelled records the cancellation. inventory.reserved is consumed in batches
+ * (recordAttempt).
  */
 export function paymentEventHandlers(tenants: TenantRegistry, refunds: RequestRefundHandler): HandlerMap {
   const refund = (reason: string) => async (event: SagaEvent, tx: EntityManager) => {
@@ -28,36 +29,6 @@ export function paymentEventHandlers(tenants: TenantRegistry, refunds: RequestRe
     });
   };
   return {
-    'inventory.reserved': async (event, tx) => {
-      const tenant = tenantOf(tenants, event);
-      const p = event.payload;
-      const id = randomUUID();
-      // One attempt per order, and none for an order already cancelled (events of two topics may cross).
-      const created: unknown[] = await tx.query(
-        `INSERT INTO payment_attempt (id, tenant_id, order_id, amount, currency, payment_token, psp_account, idempotency_key, cause)
-         SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9
-          WHERE NOT EXISTS (SELECT 1 FROM order_cancellation WHERE tenant_id = $2 AND order_id = $3)
-         ON CONFLICT DO NOTHING RETURNING 1`,
-        [
-          id,
-          tenant.id,
-          p.orderId,
-          p.amount,
-          p.currency,
-          p.paymentToken,
-          tenant.pspAccount,
-          `pay_${id}`,
-          JSON.stringify(storeCause(event)),
-        ],
-      );
-      if (created.length === 1) {
-        await tx.query(
-          `INSERT INTO payment_transition (payment_id, tenant_id, from_state, to_state, source, detail)
-           VALUES ($1, $2, 'none', 'created', 'charge', 'inventory reserved')`,
-          [id, tenant.id],
-        );
-      }
-    },
     'inventory.unavailable-after-payment': refund('inventory_unavailable_after_payment'),
     'fulfillment.shipment-failed': refund('shipment_failed'),
     'order.cancelled': async (event, tx) => {
@@ -70,3 +41,41 @@ export function paymentEventHandlers(tenants: TenantRegistry, refunds: RequestRe
     },
   };
 }
+
+/**
+ * inventory.reserved -> a new payment attempt (`created`, with its history row); the charge worker calls the PSP
+ * after commit. One attempt per order, and none for an order already cancelled (events of two topics may cross).
+ * Consumed in batches (AttemptsConsumerHost): many events, one transaction.
+ */
+export const recordAttempt =
+  (tenants: TenantRegistry) =>
+  async (event: SagaEvent<'inventory.reserved'>, tx: EntityManager): Promise<void> => {
+    const tenant = tenantOf(tenants, event);
+    const p = event.payload;
+    const id = randomUUID();
+    // One attempt per order, and none for an order already cancelled (events of two topics may cross).
+    const created: unknown[] = await tx.query(
+      `INSERT INTO payment_attempt (id, tenant_id, order_id, amount, currency, payment_token, psp_account, idempotency_key, cause)
+         SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9
+          WHERE NOT EXISTS (SELECT 1 FROM order_cancellation WHERE tenant_id = $2 AND order_id = $3)
+         ON CONFLICT DO NOTHING RETURNING 1`,
+      [
+        id,
+        tenant.id,
+        p.orderId,
+        p.amount,
+        p.currency,
+        p.paymentToken,
+        tenant.pspAccount,
+        `pay_${id}`,
+        JSON.stringify(storeCause(event)),
+      ],
+    );
+    if (created.length === 1) {
+      await tx.query(
+        `INSERT INTO payment_transition (payment_id, tenant_id, from_state, to_state, source, detail)
+           VALUES ($1, $2, 'none', 'created', 'charge', 'inventory reserved')`,
+        [id, tenant.id],
+      );
+    }
+  };

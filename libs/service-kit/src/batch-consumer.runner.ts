@@ -1,0 +1,83 @@
+import { PinoLogger } from 'nestjs-pino';
+import { Registry } from 'prom-client';
+import { DataSource } from 'typeorm';
+import { EventType, SagaEvent } from '@checkout/contracts';
+import { BatchEventConsumer, BatchEventHandler, ConsumerLagMonitor, parseBrokers } from '@checkout/messaging';
+import { BaseConfig, messagingSettings } from './config';
+import { PeriodicTask } from './periodic';
+
+/** What a service says about one hot topic it consumes in batches (group commit). */
+export interface BatchConsumerSpec<T extends EventType> {
+  topic: T;
+  /** Names the consumer group `<service>-<purpose>`, e.g. `inventory-reservations`. */
+  purpose: string;
+  batchSize: number;
+  handler: BatchEventHandler<T>;
+  around?: <R>(events: SagaEvent<T>[], fn: () => Promise<R>) => Promise<R>;
+}
+
+/**
+ * Runs a BatchEventConsumer the way ConsumerHost runs the per-event one: the inbox name is the service's (an
+ * event either consumer applied is a duplicate for the other), on its first start the group continues from the
+ * service's per-event group offsets, a consumer dead for good shuts the service down for a restart, and its
+ * lag is on /metrics.
+ */
+export class BatchConsumerRunner<T extends EventType> {
+  private consumer?: BatchEventConsumer<T>;
+  private lag?: { monitor: ConsumerLagMonitor; task: PeriodicTask };
+
+  constructor(
+    private readonly config: BaseConfig,
+    private readonly registry: Registry,
+    private readonly logger: PinoLogger,
+    private readonly dataSource: DataSource,
+    private readonly spec: BatchConsumerSpec<T>,
+  ) {}
+
+  async start(): Promise<void> {
+    const name = this.config.SERVICE_NAME;
+    const groupId = `${name}-${this.spec.purpose}`;
+    const brokers = parseBrokers(this.config.KAFKA_BROKERS);
+    this.consumer = new BatchEventConsumer({
+      topic: this.spec.topic,
+      groupId,
+      inboxName: name,
+      takeOverFrom: name,
+      brokers,
+      dataSource: this.dataSource,
+      batchSize: this.spec.batchSize,
+      logger: this.logger.logger,
+      registry: this.registry,
+      handler: this.spec.handler,
+      around: this.spec.around,
+      onFatal: (reason) => {
+        this.logger.fatal({ reason, groupId }, 'batch consumer stopped for good; shutting down');
+        process.exitCode = 1;
+        process.kill(process.pid, 'SIGTERM');
+      },
+    });
+    await this.consumer.start();
+    const monitor = new ConsumerLagMonitor({
+      groupId,
+      topics: [this.spec.topic],
+      brokers,
+      registry: this.registry,
+    });
+    const interval = messagingSettings(this.config).probeIntervalMs;
+    this.lag = {
+      monitor,
+      task: new PeriodicTask(`${groupId}-lag`, interval, () => monitor.probe(), this.logger.logger),
+    };
+    this.lag.task.start();
+    this.logger.info(
+      { groupId, topic: this.spec.topic, batchSize: this.spec.batchSize },
+      'batch consumer started',
+    );
+  }
+
+  async stop(): Promise<void> {
+    await this.lag?.task.stop();
+    await this.lag?.monitor.close();
+    await this.consumer?.stop();
+  }
+}
