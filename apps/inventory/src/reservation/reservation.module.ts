@@ -2,7 +2,6 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
 import { OutboxWriter } from '@checkout/messaging';
-import { activeTraceparent } from '@checkout/tracing';
 import {
   ConsumerHost,
   EVENT_HANDLERS,
@@ -21,7 +20,6 @@ import {
   SetStock,
 } from './commands';
 import { OrderCreatedConsumerHost } from './consumers/order-created.host';
-import { OutboxBatchWriter } from './database/outbox-batch.writer';
 import { inventoryHandlers } from './consumers/inventory.handlers';
 import { StockController } from './http/stock.controller';
 import { INVENTORY_CONFIG } from './inventory.tokens';
@@ -42,10 +40,7 @@ export class ReservationModule {
         {
           provide: ReserveStockBatch,
           useFactory: (outbox: OutboxWriter) =>
-            new ReserveStockBatch(outbox, {
-              ttlSeconds: config.INVENTORY_RESERVATION_TTL_SECONDS,
-              events: new OutboxBatchWriter('inventory', activeTraceparent),
-            }),
+            new ReserveStockBatch(outbox, { ttlSeconds: config.INVENTORY_RESERVATION_TTL_SECONDS }),
           inject: [OUTBOX_WRITER],
         },
         {

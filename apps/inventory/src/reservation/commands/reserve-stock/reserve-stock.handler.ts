@@ -1,7 +1,6 @@
 import { EntityManager } from 'typeorm';
 import { EventType, OrderCreatedV1, SagaEvent } from '@checkout/contracts';
 import { NewEvent, OutboxWriter } from '@checkout/messaging';
-import { OutboxBatchWriter } from '../../database/outbox-batch.writer';
 import { Line, normalizeLines } from '../../domain';
 import { releaseHeld, stockFlags } from '../../database/stock.repository';
 import { BatchDecision, BatchOrder, holdOrders } from '../../database/reserve-batch.repository';
@@ -27,8 +26,6 @@ export type ReserveStockResult =
 export interface ReserveStockOptions {
   /** How long a reservation holds stock before the expiry job may release it, unless its SKU says otherwise. */
   ttlSeconds: number;
-  /** Writes the batch's events in two statements (default: aggregate `inventory`, no active trace). */
-  events?: OutboxBatchWriter;
 }
 
 /**
@@ -39,14 +36,10 @@ export interface ReserveStockOptions {
  * is a duplicate and changes nothing. Results are in input order.
  */
 export class ReserveStockBatch {
-  private readonly events: OutboxBatchWriter;
-
   constructor(
     private readonly outbox: OutboxWriter,
     private readonly options: ReserveStockOptions,
-  ) {
-    this.events = options.events ?? new OutboxBatchWriter('inventory');
-  }
+  ) {}
 
   async execute(tx: EntityManager, inputs: readonly ReserveStockInput[]): Promise<ReserveStockResult[]> {
     // A line over the per-order limit is a broken rule for the whole batch: the caller splits and parks it.
@@ -61,7 +54,7 @@ export class ReserveStockBatch {
       await this.reserveForTenant(tx, tenantId, mine, results, events, sequences);
     }
     // Every order's own event, all in two statements: the stock rows stay locked until the commit that follows.
-    await this.events.appendAll(tx, events, sequences);
+    await this.outbox.appendAll(tx, events, sequences);
     results.forEach((r, i) => {
       if (r.outcome === 'reserved') recordOutcome(tx, inputs[i].tenantId, 'reserved');
       if (r.outcome === 'rejected') recordOutcome(tx, inputs[i].tenantId, 'rejected', r.reason);
@@ -101,7 +94,7 @@ export class ReserveStockBatch {
     }
 
     // Every order here gets exactly one event: its saga sequence number is taken before the stock rows are locked.
-    const taken = await this.events.takeSequences(
+    const taken = await this.outbox.takeSequences(
       tx,
       inputs.filter((p) => results[p.i]?.outcome !== 'duplicate').map((p) => p.order.orderId),
     );
