@@ -1,11 +1,12 @@
 import { Consumer, KafkaMessage, Producer } from 'kafkajs';
 import { DataSource, EntityManager } from 'typeorm';
-import { Counter, Registry } from 'prom-client';
+import { Registry } from 'prom-client';
 import { ContractViolation, EventType, SagaEvent, parseEvent } from '@checkout/contracts';
 import { DeadLetters, DlqReason, handlerRetry } from './dead-letter';
 import { NonRetryableError } from './errors';
 import { createKafka } from './kafka';
 import { Logger } from './logger';
+import { consumedCounter } from './metrics';
 
 /** Applies a batch of new events (inbox rows already written) inside the one transaction they commit in. */
 export type BatchEventHandler<T extends EventType> = (
@@ -223,8 +224,7 @@ export class BatchEventConsumer<T extends EventType> {
   /** The per-event runtime's counter (messaging_consumed_total), so dashboards see both paths alike. */
   private count(outcome: 'applied' | 'duplicate' | 'dlq', n: number): void {
     if (n === 0) return;
-    const counter = this.options.registry?.getSingleMetric('messaging_consumed_total') as
-      Counter<'consumer' | 'type' | 'outcome'> | undefined;
+    const counter = this.options.registry && consumedCounter(this.options.registry);
     counter?.inc({ consumer: this.options.inboxName, type: this.options.topic, outcome }, n);
   }
 }

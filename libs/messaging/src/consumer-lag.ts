@@ -2,6 +2,7 @@ import { Admin } from 'kafkajs';
 import { Gauge, Registry } from 'prom-client';
 import { dlqTopic } from '@checkout/contracts';
 import { createKafka } from './kafka';
+import { consumerLagGauge, dlqDepthGauge } from './metrics';
 
 /** One partition's end offsets as the broker reports them. */
 export interface PartitionEnds {
@@ -54,26 +55,10 @@ export class ConsumerLagMonitor {
     private readonly options: { groupId: string; topics: string[]; brokers: string[]; registry?: Registry },
   ) {
     this.admin = createKafka(options.brokers, `${options.groupId}-lag-monitor`).admin();
-    const registers = options.registry ? [options.registry] : undefined;
-    const registry = options.registry;
-    if (registers && registry) {
+    if (options.registry) {
       // A service may run several consumer groups (e.g. a batched one next to the per-event one): one gauge.
-      this.lagGauge =
-        (registry.getSingleMetric('messaging_consumer_lag') as Gauge<'consumer' | 'topic'> | undefined) ??
-        new Gauge({
-          name: 'messaging_consumer_lag',
-          help: 'Messages of a topic the consumer group has not consumed yet',
-          labelNames: ['consumer', 'topic'],
-          registers,
-        });
-      this.dlqGauge =
-        (registry.getSingleMetric('messaging_dlq_messages') as Gauge<'topic'> | undefined) ??
-        new Gauge({
-          name: 'messaging_dlq_messages',
-          help: 'Messages parked on the dead-letter topic of a consumed topic (any consumer of it)',
-          labelNames: ['topic'],
-          registers,
-        });
+      this.lagGauge = consumerLagGauge(options.registry);
+      this.dlqGauge = dlqDepthGauge(options.registry);
     }
   }
 

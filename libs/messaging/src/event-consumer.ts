@@ -1,6 +1,7 @@
 import { Consumer, KafkaMessage, Producer } from 'kafkajs';
 import { DataSource, EntityManager } from 'typeorm';
 import { Counter, Histogram, Registry } from 'prom-client';
+import { consumedCounter, handlerDuration } from './metrics';
 import { ContractViolation, EventType, SagaEvent, parseEvent } from '@checkout/contracts';
 import { DeadLetters, DlqReason, handlerRetry } from './dead-letter';
 import { NonRetryableError } from './errors';
@@ -71,28 +72,8 @@ export class EventConsumer {
     this.logger = options.logger ?? consoleLogger;
     this.deadLetters = new DeadLetters(this.producer, options.name, this.logger);
     if (options.registry) {
-      this.counter = getOrCreate(
-        options.registry,
-        'messaging_consumed_total',
-        () =>
-          new Counter({
-            name: 'messaging_consumed_total',
-            help: 'Consumed events by outcome',
-            labelNames: ['consumer', 'type', 'outcome'],
-            registers: [options.registry!],
-          }),
-      );
-      this.duration = getOrCreate(
-        options.registry,
-        'messaging_handler_duration_seconds',
-        () =>
-          new Histogram({
-            name: 'messaging_handler_duration_seconds',
-            help: 'Handler time per event, inbox included',
-            labelNames: ['consumer', 'type'],
-            registers: [options.registry!],
-          }),
-      );
+      this.counter = consumedCounter(options.registry);
+      this.duration = handlerDuration(options.registry);
     }
   }
 
@@ -220,8 +201,4 @@ export class EventConsumer {
     this.options.onProcessed?.(outcome, event, message);
     return outcome;
   }
-}
-
-function getOrCreate<T>(registry: Registry, name: string, create: () => T): T {
-  return (registry.getSingleMetric(name) as T | undefined) ?? create();
 }
