@@ -2,7 +2,7 @@ import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap }
 import Redis from 'ioredis';
 import { PinoLogger } from 'nestjs-pino';
 import { DataSource } from 'typeorm';
-import { TenantRegistry } from '@checkout/service-kit';
+import { PeriodicTask, TenantRegistry } from '@checkout/service-kit';
 import { FAIL_FAST_REDIS, GateResyncReport, StockGate, resyncGates } from '@checkout/stock-gate';
 import { InventoryConfig } from '../../config/inventory.config';
 import { sellableUnits } from '../database/stock.repository';
@@ -22,9 +22,7 @@ export type GateResyncRun = GateResyncReport | { outcome: 'Skipped'; reason: str
 export class GateResyncJob implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly redis?: Redis;
   private readonly gate?: StockGate;
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<unknown>;
-  private stopped = false;
+  private readonly task: PeriodicTask;
   /** Each counter as the previous run left it: a counter below the database is raised once it stood still. */
   private readonly lastSeen = new Map<string, string>();
 
@@ -41,25 +39,21 @@ export class GateResyncJob implements OnApplicationBootstrap, BeforeApplicationS
       this.redis.on('error', () => undefined); // reported per run as skipped
       this.gate = new StockGate(this.redis);
     }
+    this.task = new PeriodicTask(
+      'gate-resync',
+      config.INVENTORY_GATE_RESYNC_INTERVAL_MS,
+      () => this.runOnce(),
+      logger.logger,
+    );
   }
 
   onApplicationBootstrap(): void {
     if (!this.redis || this.config.INVENTORY_GATE_RESYNC_INTERVAL_MS === 0) return;
-    const tick = () => {
-      this.running = this.runOnce()
-        .catch((error: unknown) => this.logger.error({ err: String(error) }, 'gate re-sync failed'))
-        .finally(() => {
-          if (!this.stopped)
-            this.timer = setTimeout(tick, this.config.INVENTORY_GATE_RESYNC_INTERVAL_MS).unref();
-        });
-    };
-    this.timer = setTimeout(tick, this.config.INVENTORY_GATE_RESYNC_INTERVAL_MS).unref();
+    this.task.start();
   }
 
   async beforeApplicationShutdown(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
+    await this.task.stop();
     this.redis?.disconnect();
   }
 
