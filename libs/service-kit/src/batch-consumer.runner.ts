@@ -2,9 +2,9 @@ import { PinoLogger } from 'nestjs-pino';
 import { Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
 import { EventType, SagaEvent } from '@checkout/contracts';
-import { BatchEventConsumer, BatchEventHandler, ConsumerLagMonitor, parseBrokers } from '@checkout/messaging';
-import { BaseConfig, messagingSettings } from './config';
-import { PeriodicTask } from './periodic';
+import { BatchEventConsumer, BatchEventHandler, parseBrokers } from '@checkout/messaging';
+import { BaseConfig } from './config';
+import { LagWatch, shutdownOnFatal } from './consumer-lifecycle';
 
 /** What a service says about one hot topic it consumes in batches (group commit). */
 export interface BatchConsumerSpec<T extends EventType> {
@@ -24,7 +24,7 @@ export interface BatchConsumerSpec<T extends EventType> {
  */
 export class BatchConsumerRunner<T extends EventType> {
   private consumer?: BatchEventConsumer<T>;
-  private lag?: { monitor: ConsumerLagMonitor; task: PeriodicTask };
+  private lag?: LagWatch;
 
   constructor(
     private readonly config: BaseConfig,
@@ -50,25 +50,10 @@ export class BatchConsumerRunner<T extends EventType> {
       registry: this.registry,
       handler: this.spec.handler,
       around: this.spec.around,
-      onFatal: (reason) => {
-        this.logger.fatal({ reason, groupId }, 'batch consumer stopped for good; shutting down');
-        process.exitCode = 1;
-        process.kill(process.pid, 'SIGTERM');
-      },
+      onFatal: shutdownOnFatal(this.logger, `batch consumer ${groupId}`),
     });
     await this.consumer.start();
-    const monitor = new ConsumerLagMonitor({
-      groupId,
-      topics: [this.spec.topic],
-      brokers,
-      registry: this.registry,
-    });
-    const interval = messagingSettings(this.config).probeIntervalMs;
-    this.lag = {
-      monitor,
-      task: new PeriodicTask(`${groupId}-lag`, interval, () => monitor.probe(), this.logger.logger),
-    };
-    this.lag.task.start();
+    this.lag = new LagWatch(this.config, this.registry, this.logger, groupId, [this.spec.topic]);
     this.logger.info(
       { groupId, topic: this.spec.topic, batchSize: this.spec.batchSize },
       'batch consumer started',
@@ -76,8 +61,7 @@ export class BatchConsumerRunner<T extends EventType> {
   }
 
   async stop(): Promise<void> {
-    await this.lag?.task.stop();
-    await this.lag?.monitor.close();
+    await this.lag?.stop();
     await this.consumer?.stop();
   }
 }

@@ -8,10 +8,10 @@ import {
 import { DataSource } from 'typeorm';
 import { PinoLogger } from 'nestjs-pino';
 import { Registry } from 'prom-client';
-import { ConsumerLagMonitor, EventConsumer, HandlerMap, parseBrokers } from '@checkout/messaging';
+import { EventConsumer, HandlerMap, parseBrokers } from '@checkout/messaging';
 import { withEventSpan } from '@checkout/tracing';
-import { BaseConfig, messagingSettings } from './config';
-import { PeriodicTask } from './periodic';
+import { BaseConfig } from './config';
+import { LagWatch, shutdownOnFatal } from './consumer-lifecycle';
 import { EVENT_HANDLERS, METRICS_REGISTRY, SERVICE_CONFIG } from './tokens';
 
 /**
@@ -21,8 +21,7 @@ import { EVENT_HANDLERS, METRICS_REGISTRY, SERVICE_CONFIG } from './tokens';
 @Injectable()
 export class ConsumerHost implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private consumer?: EventConsumer;
-  private lagMonitor?: ConsumerLagMonitor;
-  private lagTask?: PeriodicTask;
+  private lag?: LagWatch;
 
   constructor(
     @Inject(SERVICE_CONFIG) private readonly config: BaseConfig,
@@ -44,34 +43,21 @@ export class ConsumerHost implements OnApplicationBootstrap, BeforeApplicationSh
       registry: this.registry,
       logger: this.logger.logger,
       around: (event, fn) => withEventSpan(event, this.config.SERVICE_NAME, fn),
-      // A consumer that died for good must not leave a live-looking pod: shut down, let the orchestrator restart.
-      onFatal: (reason) => {
-        this.logger.fatal({ reason }, 'consumer stopped for good; shutting down');
-        process.exitCode = 1;
-        process.kill(process.pid, 'SIGTERM');
-      },
+      onFatal: shutdownOnFatal(this.logger, 'consumer'),
     });
     await this.consumer.start();
     this.logger.info({ topics: this.consumer.topics }, 'consumer started');
-    const lagMonitor = new ConsumerLagMonitor({
-      groupId: this.config.SERVICE_NAME,
-      topics: this.consumer.topics,
-      brokers: parseBrokers(this.config.KAFKA_BROKERS),
-      registry: this.registry,
-    });
-    this.lagMonitor = lagMonitor;
-    this.lagTask = new PeriodicTask(
-      'consumer-lag',
-      messagingSettings(this.config).probeIntervalMs,
-      () => lagMonitor.probe(),
-      this.logger.logger,
+    this.lag = new LagWatch(
+      this.config,
+      this.registry,
+      this.logger,
+      this.config.SERVICE_NAME,
+      this.consumer.topics,
     );
-    this.lagTask.start();
   }
 
   async beforeApplicationShutdown(): Promise<void> {
-    await this.lagTask?.stop();
-    await this.lagMonitor?.close();
+    await this.lag?.stop();
     await this.consumer?.stop();
     this.logger.info('consumer stopped');
   }
