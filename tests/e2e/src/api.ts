@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import { ORDER_STATUSES, PAYMENT_STATES } from '@checkout/contracts';
 import { loadStackConfig } from '@checkout/testing';
 
 /** Dev API keys of the seed tenants (libs/service-kit TenantRegistry, dev seed only). */
@@ -46,17 +47,8 @@ export class UnexpectedAnswer extends Error {
 /** The error body of every service (PRODUCT.md section 4). */
 export const ErrorBody = z.looseObject({ error: z.string().min(1), message: z.string() });
 
-const OrderStatus = z.enum([
-  'PENDING',
-  'AWAITING_PAYMENT',
-  'PAID',
-  'SHIPPED',
-  'REJECTED',
-  'CANCELLED',
-  'BACKORDERED',
-  'REFUNDED',
-]);
-const PaymentState = z.enum(['created', 'pending', 'unknown', 'succeeded', 'failed', 'refunded']);
+const OrderStatus = z.enum(ORDER_STATUSES);
+const PaymentState = z.enum(PAYMENT_STATES);
 const Timestamp = z.iso.datetime({ offset: true });
 
 /** `GET /v1/orders/{id}`. */

@@ -1,6 +1,14 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { EventType, PayloadOf, SAGA_TOPICS, SagaEvent, dlqTopic, parseEvent } from '@checkout/contracts';
+import {
+  EventType,
+  PayloadOf,
+  SAGA_TOPICS,
+  SagaEvent,
+  TERMINAL_ORDER_STATUSES,
+  dlqTopic,
+  parseEvent,
+} from '@checkout/contracts';
 import { SeenMessage, TopicReader, formatVerdict, runConservationCheck, waitFor } from '@checkout/testing';
 import {
   CheckoutApi,
@@ -13,7 +21,7 @@ import {
 } from './api';
 
 /** Order statuses a saga ends in (PRODUCT.md section 4). */
-export const TERMINAL = ['SHIPPED', 'REJECTED', 'CANCELLED', 'BACKORDERED', 'REFUNDED'] as const;
+export const TERMINAL = TERMINAL_ORDER_STATUSES;
 
 /** How long one saga path may take on a busy 2-core machine before a spec calls it lost. */
 export const SAGA_TIMEOUT_MS = 90_000;
