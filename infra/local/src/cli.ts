@@ -1,12 +1,28 @@
+import { PortConflict } from './parts';
+import { INFRA_PARTS } from './parts';
 import { MissingPrerequisite } from './prerequisites';
-import { down, restartService, startService, stopService, up } from './stack';
+import { UpFailed, bringUp, down, restartService, startService, stopService } from './stack';
 
-/** `up [--infra]` / `down`: what npm run up / npm run down call; `restart|stop|start <service>` for one service. */
+type InfraPart = (typeof INFRA_PARTS)[number];
+
+/**
+ * `up [--infra] [--only=postgres,redis,...]` / `down`: what npm run up / npm run down call;
+ * `restart|stop|start <service>` for one service.
+ */
 async function main(): Promise<void> {
   const [command, ...flags] = process.argv.slice(2);
   if (command === 'up') {
-    const timings = await up({ services: !flags.includes('--infra') });
-    console.log(`[stack] up in ${(timings.total / 1000).toFixed(1)} s: ${JSON.stringify(timings)}`);
+    const only = flags.find((f) => f.startsWith('--only='))?.slice('--only='.length).split(',');
+    const unknown = only?.filter((p) => !(INFRA_PARTS as readonly string[]).includes(p)) ?? [];
+    if (unknown.length) throw new Error(`--only takes ${INFRA_PARTS.join(', ')}; got ${unknown.join(', ')}`);
+    const { timings, started } = await bringUp({
+      services: !flags.includes('--infra'),
+      only: only as InfraPart[] | undefined,
+    });
+    const secs = Object.entries(timings)
+      .map(([part, ms]) => `${part} ${(ms / 1000).toFixed(1)} s`)
+      .join(', ');
+    console.log(`[stack] up (${started.length ? `started ${started.join(', ')}` : 'all reused'}): ${secs}`);
   } else if (command === 'restart' && flags[0]) {
     await restartService(flags[0]);
   } else if (command === 'stop' && flags[0]) {
@@ -17,14 +33,15 @@ async function main(): Promise<void> {
     await down();
     console.log('[stack] down');
   } else {
-    console.error('usage: cli.js up [--infra] | restart <service> | stop <service> | start <service> | down');
+    console.error(
+      'usage: cli.js up [--infra] [--only=postgres,redis,kafka,connect] | restart <service> | stop <service> | start <service> | down',
+    );
     process.exitCode = 2;
   }
 }
 
 main().catch((error: unknown) => {
-  console.error(
-    error instanceof MissingPrerequisite ? error.message : `[stack] ${(error as Error).stack ?? error}`,
-  );
+  const known = error instanceof MissingPrerequisite || error instanceof PortConflict || error instanceof UpFailed;
+  console.error(known ? `[stack] ${(error as Error).message}` : `[stack] ${(error as Error).stack ?? error}`);
   process.exitCode = 1;
 });

@@ -5,9 +5,20 @@ import { SERVICES } from './topology';
 /** Where the repo is: infra/local/dist/src -> repo root. */
 export const REPO_ROOT = resolve(__dirname, '..', '..', '..', '..');
 
+/** STACK_PORT_OFFSET moves every port of the stack at once (a second clone beside the first). */
+export function portOffset(): number {
+  const raw = process.env.STACK_PORT_OFFSET;
+  if (raw === undefined || raw === '') return 0;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0 || value > 2000)
+    throw new Error(`STACK_PORT_OFFSET must be an integer from 0 to 2000, got ${raw}`);
+  return value;
+}
+
+/** A port from its own variable, else its default moved by STACK_PORT_OFFSET. */
 const int = (name: string, fallback: number): number => {
   const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
+  if (raw === undefined || raw === '') return fallback + portOffset();
   const value = Number(raw);
   if (!Number.isInteger(value) || value < 1 || value > 65535)
     throw new Error(`${name} must be a port number, got ${raw}`);

@@ -3,7 +3,9 @@ import { join } from 'node:path';
 import { REPO_ROOT, StackConfig } from './config';
 import { Jars } from './jars';
 import { jvmArgs } from './kafka';
-import { runningPid, startDetached, stopManaged } from './processes';
+import { partState } from './parts';
+import { javaCommand } from './prerequisites';
+import { startDetached, stopManaged, waitHealthy } from './processes';
 import { OUTBOX_SERVICES, dbEnvPrefix } from './topology';
 import { waitFor } from './wait';
 
@@ -102,28 +104,33 @@ async function restReady(config: StackConfig): Promise<boolean> {
   return status === 200;
 }
 
-/** Starts the Connect worker detached (if not running) and waits for its REST API. */
-export async function startConnect(config: StackConfig, jars: Jars): Promise<void> {
-  if (runningPid(config.run, 'connect') && (await restReady(config).catch(() => false))) return;
+/** Starts the Connect worker detached unless this checkout's runs, and waits for its REST API; whether it started. */
+export async function startConnect(config: StackConfig, jars: Jars): Promise<boolean> {
+  const wait = { timeoutMs: 120_000, intervalMs: 500 };
+  if ((await partState(config, 'connect')) === 'ours') {
+    await waitFor('Kafka Connect REST API', () => restReady(config), wait);
+    return false;
+  }
   const dir = join(config.dir, 'connect');
   mkdirSync(dir, { recursive: true });
   const props = join(dir, 'worker.properties');
   writeFileSync(props, workerProperties(config, jars.pluginPath));
-  if (!runningPid(config.run, 'connect')) {
-    startDetached(config.run, config.logs, {
-      name: 'connect',
-      command: 'java',
-      args: [
-        ...jvmArgs(config, '512m'),
-        '-cp',
-        jars.classpath,
-        'org.apache.kafka.connect.cli.ConnectDistributed',
-        props,
-      ],
-      env: { ...process.env, ...connectEnv(config) },
-    });
-  }
-  await waitFor('Kafka Connect REST API', () => restReady(config), { timeoutMs: 120_000, intervalMs: 500 });
+  const pid = startDetached(config.run, config.logs, {
+    name: 'connect',
+    command: javaCommand(),
+    args: [
+      ...jvmArgs(config, '512m'),
+      '-cp',
+      jars.classpath,
+      'org.apache.kafka.connect.cli.ConnectDistributed',
+      props,
+    ],
+    ports: [config.connect.port],
+    env: { ...process.env, ...connectEnv(config) },
+    cwd: dir,
+  });
+  await waitHealthy('Kafka Connect REST API', pid, () => restReady(config), wait);
+  return true;
 }
 
 /** Registers (PUT, idempotent) every connector of infra/debezium and waits until each one is RUNNING. */

@@ -9,3 +9,5 @@ export * from './postgres';
 export * from './redis';
 export * from './processes';
 export * from './jars';
+export * from './ownership';
+export * from './parts';

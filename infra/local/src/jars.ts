@@ -1,7 +1,7 @@
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { REPO_ROOT, StackConfig } from './config';
-import { run } from './processes';
+import { runAsync } from './processes';
 
 const POM = join(REPO_ROOT, 'infra', 'local', 'pom.xml');
 
@@ -22,34 +22,78 @@ export interface Jars {
   pluginPath: string;
 }
 
-/** Fetches (once, into .stack/cache) Kafka, Connect and the Debezium connector from Maven Central with mvn. */
-export function ensureJars(config: StackConfig, log: (line: string) => void): Jars {
+/** Where the jars of the pinned versions are cached (in the stack folder). */
+function jarCache(config: StackConfig) {
   const versions = pinnedVersions();
   const cache = join(config.dir, 'cache', `kafka-${versions.kafka}-debezium-${versions.debezium}`);
-  const libDir = join(cache, 'lib');
-  const pluginPath = join(cache, 'plugins');
-  const marker = join(cache, 'complete');
+  return {
+    versions,
+    cache,
+    libDir: join(cache, 'lib'),
+    pluginPath: join(cache, 'plugins'),
+    marker: join(cache, 'complete'),
+  };
+}
+
+/** The jars already fetched into the stack folder (by `up`); throws when they were not. */
+export function ensureJars(config: StackConfig, _log?: (line: string) => void): Jars {
+  const { libDir, pluginPath, marker } = jarCache(config);
+  if (!existsSync(marker)) throw new Error(`the Kafka jars are not in ${dirname(marker)}: run npm run up first`);
+  return { classpath: join(libDir, '*'), pluginPath };
+}
+
+/** Files and bytes under a folder. */
+function folderSize(dir: string): { files: number; bytes: number } {
+  let files = 0;
+  let bytes = 0;
+  for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    files += 1;
+    bytes += statSync(join(entry.parentPath, entry.name)).size;
+  }
+  return { files, bytes };
+}
+
+const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+
+/**
+ * Fetches (once, into .stack/cache) Kafka, Connect and the Debezium connector from Maven Central with mvn,
+ * saying what it fetched and how big it is; a no-op when they are there.
+ */
+export async function fetchJars(config: StackConfig, log: (line: string) => void): Promise<Jars> {
+  const { versions, cache, libDir, pluginPath, marker } = jarCache(config);
   if (!existsSync(marker)) {
-    log(`fetching Kafka ${versions.kafka} and Debezium ${versions.debezium} jars with mvn (first run only)`);
+    const mvn = ['-B', '-q', '-f', POM];
     rmSync(cache, { recursive: true, force: true });
     mkdirSync(pluginPath, { recursive: true });
-    const mvn = ['-B', '-q', '-f', POM];
-    run('mvn', [
+    let started = Date.now();
+    log(`fetching the Kafka ${versions.kafka} and Connect jars with mvn into ${libDir} (first run only)`);
+    await runAsync('mvn', [
       ...mvn,
       'dependency:copy-dependencies',
       `-DoutputDirectory=${libDir}`,
       '-DincludeScope=runtime',
     ]);
+    const lib = folderSize(libDir);
+    log(`fetched ${lib.files} jars, ${mb(lib.bytes)}, in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    started = Date.now();
+    log(`fetching the Debezium PostgreSQL connector ${versions.debezium} with mvn`);
     const download = join(cache, 'download');
-    run('mvn', [
+    await runAsync('mvn', [
       ...mvn,
       'dependency:copy',
       `-Dartifact=io.debezium:debezium-connector-postgres:${versions.debezium}:tar.gz:plugin`,
       `-DoutputDirectory=${download}`,
     ]);
-    for (const file of readdirSync(download)) run('tar', ['-xzf', join(download, file), '-C', pluginPath]);
+    const archive = folderSize(download);
+    for (const file of readdirSync(download)) await runAsync('tar', ['-xzf', join(download, file), '-C', pluginPath]);
     rmSync(download, { recursive: true, force: true });
+    const plugin = folderSize(pluginPath);
+    log(
+      `fetched the Debezium connector, ${mb(archive.bytes)} (${plugin.files} files, ${mb(plugin.bytes)} unpacked), ` +
+        `in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+    );
     writeFileSync(marker, new Date().toISOString());
   }
-  return { classpath: join(libDir, '*'), pluginPath };
+  return ensureJars(config);
 }

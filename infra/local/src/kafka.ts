@@ -1,10 +1,13 @@
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { Kafka, logLevel } from 'kafkajs';
 import { StackConfig } from './config';
 import { Jars } from './jars';
-import { run, runningPid, startDetached, stopManaged } from './processes';
+import { writeRecord } from './ownership';
+import { partState } from './parts';
+import { javaCommand } from './prerequisites';
+import { runAsync, startDetached, stopManaged, waitHealthy } from './processes';
 import { waitFor } from './wait';
 
 const LOG4J2 = `status = warn
@@ -87,22 +90,50 @@ async function brokerReady(config: StackConfig): Promise<boolean> {
   }
 }
 
-/** Formats storage on first start and runs the broker detached; returns when kafkajs can list topics. */
+/** The cluster id this checkout's Kafka storage was formatted with, if it was. */
+function formattedClusterId(data: string): string | undefined {
+  const file = join(data, 'meta.properties');
+  if (!existsSync(file)) return undefined;
+  return /^cluster\.id=(.+)$/m.exec(readFileSync(file, 'utf8'))?.[1]?.trim();
+}
+
+/** The cluster id of the broker answering on the stack's port. */
+async function servedClusterId(config: StackConfig): Promise<string> {
+  const admin = stackKafka(config).admin();
+  await admin.connect();
+  try {
+    return (await admin.describeCluster()).clusterId;
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+/**
+ * Formats storage on first start and runs the broker detached; returns when kafkajs can list topics. Reuses a
+ * broker only when it is this checkout's (its record and its cluster id); returns whether it started one.
+ */
 export async function startKafka(
   config: StackConfig,
   jars: Jars,
   log: (line: string) => void,
-): Promise<void> {
-  if (runningPid(config.run, 'kafka') && (await brokerReady(config).catch(() => false))) return;
+): Promise<boolean> {
   const dir = join(config.dir, 'kafka');
   const data = join(dir, 'data');
+  const wait = { timeoutMs: 90_000, intervalMs: 500 };
+  if ((await partState(config, 'kafka')) === 'ours') {
+    await waitFor('Kafka to answer metadata requests', () => brokerReady(config), wait);
+    const served = await servedClusterId(config);
+    if (served !== formattedClusterId(data))
+      throw new Error(`Kafka on port ${config.kafka.port} is cluster ${served}, not this checkout's`);
+    return false;
+  }
   const props = join(dir, 'server.properties');
   mkdirSync(data, { recursive: true });
   writeFileSync(props, serverProperties(config, data));
   const jvm = jvmArgs(config, '512m');
-  if (!existsSync(join(data, 'meta.properties'))) {
-    log('formatting Kafka KRaft storage');
-    run('java', [
+  if (!formattedClusterId(data)) {
+    log('formatting Kafka KRaft storage (first run only)');
+    await runAsync(javaCommand(), [
       ...jvm,
       '-cp',
       jars.classpath,
@@ -115,17 +146,18 @@ export async function startKafka(
       '--ignore-formatted',
     ]);
   }
-  if (!runningPid(config.run, 'kafka')) {
-    startDetached(config.run, config.logs, {
-      name: 'kafka',
-      command: 'java',
-      args: [...jvm, '-cp', jars.classpath, 'kafka.Kafka', props],
-    });
-  }
-  await waitFor('Kafka to answer metadata requests', () => brokerReady(config), {
-    timeoutMs: 90_000,
-    intervalMs: 500,
+  const pid = startDetached(config.run, config.logs, {
+    name: 'kafka',
+    command: javaCommand(),
+    args: [...jvm, '-cp', jars.classpath, 'kafka.Kafka', props],
+    ports: [config.kafka.port, config.kafka.controllerPort],
+    cwd: dir,
   });
+  writeRecord(config.run, 'kafka', pid, [config.kafka.port, config.kafka.controllerPort], {
+    kafkaClusterId: formattedClusterId(data),
+  });
+  await waitHealthy('Kafka to answer metadata requests', pid, () => brokerReady(config), wait);
+  return true;
 }
 
 /** Creates the given topics if missing (partitions keyed by order id). */

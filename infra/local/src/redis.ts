@@ -2,7 +2,8 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createConnection } from 'node:net';
 import { StackConfig } from './config';
-import { runningPid, startDetached, stopManaged } from './processes';
+import { partState } from './parts';
+import { startDetached, stopManaged, waitHealthy } from './processes';
 import { waitFor } from './wait';
 
 /** PING over a raw socket: no client library needed to know Redis is up. */
@@ -23,30 +24,25 @@ export function redisPing(port: number): Promise<boolean> {
   });
 }
 
-/** Starts the machine's redis-server on the stack's port (in the foreground of its own detached process). */
-export async function startRedis(config: StackConfig): Promise<void> {
-  if (await redisPing(config.redis.port)) return;
+/** Starts redis-server on the stack's port unless this checkout's is running; returns whether it started it. */
+export async function startRedis(config: StackConfig): Promise<boolean> {
+  const ping = () => redisPing(config.redis.port);
+  if ((await partState(config, 'redis')) === 'ours') {
+    await waitFor('Redis PING', ping, { timeoutMs: 20_000, intervalMs: 100 });
+    return false;
+  }
   const dir = join(config.dir, 'redis');
   mkdirSync(dir, { recursive: true });
-  if (!runningPid(config.run, 'redis')) {
-    startDetached(config.run, config.logs, {
-      name: 'redis',
-      command: 'redis-server',
-      args: [
-        '--port',
-        String(config.redis.port),
-        '--bind',
-        '127.0.0.1',
-        '--save',
-        '',
-        '--appendonly',
-        'no',
-        '--dir',
-        dir,
-      ],
-    });
-  }
-  await waitFor('Redis PING', () => redisPing(config.redis.port), { timeoutMs: 20_000, intervalMs: 100 });
+  const pid = startDetached(config.run, config.logs, {
+    name: 'redis',
+    command: 'redis-server',
+    args: ['--port', String(config.redis.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    ports: [config.redis.port],
+    // Its working folder, not --dir: redis rewrites its command line, the folder stays readable in /proc.
+    cwd: dir,
+  });
+  await waitHealthy('Redis PING', pid, ping, { timeoutMs: 20_000, intervalMs: 100 });
+  return true;
 }
 
 export const stopRedis = (config: StackConfig) => stopManaged(config.run, 'redis', 10_000);

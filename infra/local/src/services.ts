@@ -2,7 +2,8 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT, StackConfig } from './config';
 import { databaseUrl } from './postgres';
-import { runningPid, startDetached, stopManaged } from './processes';
+import { PartFailed, partState } from './parts';
+import { startDetached, stopManaged, waitHealthy } from './processes';
 import { SERVICES } from './topology';
 import { waitFor } from './wait';
 
@@ -85,37 +86,43 @@ export async function serviceReady(config: StackConfig, name: string): Promise<b
 }
 
 /**
- * Starts every built service (or only the named ones) detached, skipping those already healthy, and waits until
- * each one's /health/ready says ok.
+ * Starts every built service (or only the named ones) detached, reusing those of this checkout already running,
+ * and waits until each one's /health/ready says ok. Returns the services it started.
  */
 export async function startServices(
   config: StackConfig,
   log: (line: string) => void,
   only?: readonly string[],
-): Promise<void> {
+): Promise<string[]> {
   const selected = SERVICES.filter((svc) => !only || only.includes(svc.name));
+  const pids = new Map<string, number>();
   for (const svc of selected) {
-    if (runningPid(config.run, svc.name) && (await serviceReady(config, svc.name).catch(() => false)))
-      continue;
+    if ((await partState(config, svc.name)) === 'ours') continue;
     const main = join(REPO_ROOT, 'apps', svc.name, 'dist', 'src', 'main.js');
     if (!existsSync(main)) throw new Error(`${main} is missing: run npm run build first`);
-    if (!runningPid(config.run, svc.name)) {
-      startDetached(config.run, config.logs, {
-        name: svc.name,
-        command: process.execPath,
-        args: ['--enable-source-maps', main],
-        env: { ...process.env, ...serviceEnv(config, svc.name) },
-      });
-    }
+    const pid = startDetached(config.run, config.logs, {
+      name: svc.name,
+      command: process.execPath,
+      args: ['--enable-source-maps', main],
+      ports: [config.servicePorts[svc.name]],
+      env: { ...process.env, ...serviceEnv(config, svc.name) },
+    });
+    pids.set(svc.name, pid);
   }
-  await Promise.all(
-    selected.map((svc) =>
-      waitFor(`${svc.name} /health/ready`, () => serviceReady(config, svc.name), {
-        timeoutMs: 60_000,
-        intervalMs: 250,
-      }).then(() => log(`${svc.name} ready on :${config.servicePorts[svc.name]}`)),
-    ),
+  const results = await Promise.allSettled(
+    selected.map(async (svc) => {
+      const what = `${svc.name} /health/ready`;
+      const probe = () => serviceReady(config, svc.name);
+      const pid = pids.get(svc.name);
+      const wait = { timeoutMs: 60_000, intervalMs: 250 };
+      if (pid === undefined) await waitFor(what, probe, wait);
+      else await waitHealthy(what, pid, probe, wait);
+      log(`${svc.name} ready on :${config.servicePorts[svc.name]}`);
+    }),
   );
+  const failed = results.findIndex((r) => r.status === 'rejected');
+  if (failed >= 0) throw new PartFailed(selected[failed].name, (results[failed] as PromiseRejectedResult).reason);
+  return [...pids.keys()];
 }
 
 /** Stops one service (SIGTERM: it drains its consumers and commits offsets) and waits for it to exit. */

@@ -1,3 +1,15 @@
+let aborted: string | undefined;
+
+/** Makes every waitFor in progress (and every later one, until `resumeWaits`) fail at its next poll. */
+export function abortWaits(reason: string): void {
+  aborted = reason;
+}
+
+/** Lets waitFor wait again after `abortWaits`. */
+export function resumeWaits(): void {
+  aborted = undefined;
+}
+
 /** Polls a condition until it holds or the deadline passes; the only way this repo waits for anything. */
 export async function waitFor<T>(
   what: string,
@@ -7,6 +19,7 @@ export async function waitFor<T>(
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   for (;;) {
+    if (aborted) throw new Error(`${aborted} while waiting for ${what}`);
     try {
       const value = await probe();
       if (value !== undefined && value !== false) return value;
