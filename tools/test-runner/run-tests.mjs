@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 // Runs the compiled test files with node's test runner. Unit specs (*.spec.js) need nothing; integration
 // specs (*.int-spec.js) run one file at a time against the real local stack, which this script starts
-// (and stops again if it started it). Usage: run-tests.mjs [--unit] [--project <dir>] [file filter...]
-import { spawnSync } from 'node:child_process';
+// (and stops again what it started, also on SIGINT/SIGTERM). Usage: run-tests.mjs [--unit] [--project <dir>] [file filter...]
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createRequire } from 'node:module';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 
@@ -41,28 +43,48 @@ if (unit.length + integration.length === 0) {
   process.exit(filters.length ? 1 : 0);
 }
 
-const stackCli = join(root, 'infra', 'local', 'dist', 'src', 'cli.js');
-let startedStack = false;
+// The stack's own API (infra/local): what it started is stopped again, whatever ends this run.
+const stack = createRequire(import.meta.url)(join(root, 'infra', 'local', 'dist', 'src', 'index.js'));
+let started = [];
+let test;
+let stopping;
+const stopStarted = () =>
+  (stopping ??= (async () => {
+    if (process.env.CI === 'true' && process.env.STACK_KEEP !== 'true') await stack.down();
+    else if (started.length && process.env.STACK_KEEP !== 'true') await stack.stopParts(started);
+  })());
 if (integration.length) {
-  const wasUp = existsSync(join(root, '.stack', 'run', 'kafka.pid')) && process.env.CI !== 'true';
-  const up = spawnSync(process.execPath, [stackCli, 'up'], { stdio: 'inherit' });
-  if (up.status !== 0) {
+  try {
+    // An interrupted up stops what it started itself, then ends this process with the signal.
+    ({ started } = await stack.bringUp());
+  } catch (error) {
+    console.error(`[stack] ${error.message}`);
     console.error('the local stack did not come up; see .stack/logs/');
     process.exit(1);
   }
-  startedStack = !wasUp && process.env.STACK_KEEP !== 'true';
 }
 
-const test = spawnSync(
+// From here on, a signal stops the tests, then what this run started.
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => {
+    console.error(`\n${signal}: stopping the tests and what this run started`);
+    if (test?.pid) process.kill(-test.pid, signal);
+    void stopStarted().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
+  });
+}
+
+test = spawn(
   process.execPath,
   ['--enable-source-maps', '--test', '--test-concurrency=1', '--test-reporter=spec', ...unit, ...integration],
-  { stdio: 'inherit', cwd: root, env: { ...process.env, FORCE_COLOR: '0' } },
+  // Its own process group: a signal reaches the test files' processes too, and only through this runner.
+  { stdio: 'inherit', cwd: root, env: { ...process.env, FORCE_COLOR: '0' }, detached: true },
 );
-if (startedStack) spawnSync(process.execPath, [stackCli, 'down'], { stdio: 'inherit' });
+const [code] = await once(test, 'exit');
+await stopStarted();
 console.log(
   `ran ${unit.length} unit and ${integration.length} integration files: ${[...unit, ...integration].map((f) => relative(root, f)).join(', ')}`.slice(
     0,
     4000,
   ),
 );
-process.exit(test.status ?? 1);
+process.exit(code ?? 1);

@@ -11,3 +11,4 @@ export * from './processes';
 export * from './jars';
 export * from './ownership';
 export * from './parts';
+export * from './prerequisites';

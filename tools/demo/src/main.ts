@@ -9,6 +9,7 @@ import { replayPassed } from './replays/replay-report';
 import { formatLatency, formatReport } from './report/report';
 import { formatMs } from './report/stats';
 import { StackLease } from './stack/stack-lease';
+import { MissingPrerequisite, PortConflict, UpFailed } from '@checkout/local-stack';
 
 const USAGE = `npm run demo [-- --units 500 --buyers 540 --timeouts 20 --deadline 600]
   --units      stock of each flash-sale SKU (default 500)
@@ -84,10 +85,16 @@ async function main(): Promise<number> {
         lease.release(console.log),
       );
   };
-  process.once('SIGINT', () => {
-    console.log('\ninterrupted');
-    void release().finally(() => process.exit(130));
-  });
+  // Ctrl-C or SIGTERM: what the demo started is stopped before it exits (during `up`, up itself does that).
+  for (const [signal, code] of [
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const) {
+    process.once(signal, () => {
+      console.log(`\ninterrupted (${signal})`);
+      void release().finally(() => process.exit(code));
+    });
+  }
 
   const paid = new PaidWatch();
   const hints = new SagaHints();
@@ -121,7 +128,9 @@ main().then(
     process.exitCode = code;
   },
   (error: unknown) => {
-    console.error(`demo failed: ${(error as Error).stack ?? error}`);
+    // The stack's own failures are said in its words (which port, which part and its log); others with a trace.
+    const known = error instanceof PortConflict || error instanceof UpFailed || error instanceof MissingPrerequisite;
+    console.error(`demo failed: ${known ? (error as Error).message : ((error as Error).stack ?? error)}`);
     process.exitCode = 1;
   },
 );

@@ -3,7 +3,6 @@ import {
   StackConfig,
   UpTimings,
   loadStackConfig,
-  redisPing,
   runningPid,
   serviceReady,
   stopConnect,
@@ -11,7 +10,6 @@ import {
   stopPostgres,
   stopRedis,
   stopService,
-  superClient,
   up,
 } from '@checkout/local-stack';
 
@@ -37,22 +35,10 @@ const pidPart = (name: string, stop: (config: StackConfig) => Promise<unknown>):
   stop,
 });
 
-async function postgresAnswers(config: StackConfig): Promise<boolean> {
-  const client = superClient(config);
-  try {
-    await client.connect();
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await client.end().catch(() => undefined);
-  }
-}
-
-/** Start order; stopping goes the other way (services first, PostgreSQL last). */
+/** Start order; stopping goes the other way (services first, PostgreSQL last). Only this checkout's count. */
 export const STACK_PARTS: readonly StackPart[] = [
-  { name: 'postgres', running: postgresAnswers, stop: stopPostgres },
-  { name: 'redis', running: (c) => redisPing(c.redis.port).catch(() => false), stop: stopRedis },
+  pidPart('postgres', stopPostgres),
+  pidPart('redis', stopRedis),
   pidPart('kafka', stopKafka),
   pidPart('connect', stopConnect),
   ...SERVICES.map((svc) => ({
