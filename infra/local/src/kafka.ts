@@ -153,9 +153,14 @@ export async function startKafka(
     ports: [config.kafka.port, config.kafka.controllerPort],
     cwd: dir,
   });
-  writeRecord(config.run, 'kafka', pid, [config.kafka.port, config.kafka.controllerPort], {
-    kafkaClusterId: formattedClusterId(data),
-  });
+  writeRecord(
+    config.run,
+    'kafka',
+    pid,
+    [config.kafka.port, config.kafka.controllerPort],
+    { kafkaClusterId: formattedClusterId(data) },
+    [javaCommand(), ...jvm, '-cp', jars.classpath, 'kafka.Kafka', props].join(' '),
+  );
   await waitHealthy('Kafka to answer metadata requests', pid, () => brokerReady(config), wait);
   return true;
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join, relative, sep } from 'node:path';
 
 /** Environment variables every process of the stack is started with: which checkout and which part it is. */
 export const STACK_ID_ENV = 'CHECKOUT_STACK_ID';
@@ -27,6 +27,7 @@ export interface ProcInfo {
   command: string;
   stackId?: string;
   part?: string;
+  cwd?: string;
 }
 
 const readQuiet = (path: string): string | undefined => {
@@ -50,16 +51,50 @@ export function procInfo(pid: number): ProcInfo | undefined {
       .split('\0')
       .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)] as const),
   );
-  return { pid, startTime: fields[19], command, stackId: env.get(STACK_ID_ENV), part: env.get(STACK_PART_ENV) };
+  let cwd: string | undefined;
+  try {
+    cwd = readlinkSync(`/proc/${pid}/cwd`);
+  } catch {
+    cwd = undefined;
+  }
+  return {
+    pid,
+    startTime: fields[19],
+    command,
+    stackId: env.get(STACK_ID_ENV),
+    part: env.get(STACK_PART_ENV),
+    cwd,
+  };
 }
 
-/** Every live process started for the given stack id (all parts, or one). */
-export function stackProcesses(stackId: string, part?: string): ProcInfo[] {
+/** The executable of a command line, without its folder. */
+const executable = (command: string) => basename(command.split(' ')[0] ?? '');
+
+/**
+ * Whether a process is of the stack in stackDir: it carries the checkout's id in its environment or runs in a
+ * folder of the stack (redis rewrites its command line over its environment; its working folder stays).
+ */
+function ofStack(info: ProcInfo, stackDir: string): { part?: string } | undefined {
+  if (info.stackId !== undefined) return info.stackId === checkoutId(stackDir) ? { part: info.part } : undefined;
+  if (!info.cwd || !info.cwd.startsWith(stackDir + sep)) return undefined;
+  // Only a program the stack runs, in a part's own folder: a shell someone opened in .stack/ is not a part.
+  const part = relative(stackDir, info.cwd).split(sep)[0];
+  const runs = { redis: ['redis-server'], kafka: ['java'], connect: ['java'] }[part];
+  return runs?.includes(executable(info.command)) ? { part } : undefined;
+}
+
+
+/** Every live process of the stack in stackDir (all parts, or one), with its part. */
+export function stackProcesses(stackDir: string, part?: string): ProcInfo[] {
   if (!existsSync('/proc')) return [];
-  return readdirSync('/proc')
-    .filter((entry) => /^\d+$/.test(entry) && Number(entry) !== process.pid)
-    .map((entry) => procInfo(Number(entry)))
-    .filter((p): p is ProcInfo => p !== undefined && p.stackId === stackId && (!part || p.part === part));
+  const found: ProcInfo[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    const info = procInfo(Number(entry));
+    const of = info && ofStack(info, stackDir);
+    if (info && of && (!part || of.part === part)) found.push({ ...info, part: of.part });
+  }
+  return found;
 }
 
 /** The socket inodes listening on a TCP port, from /proc/net/tcp and tcp6. */
@@ -127,13 +162,14 @@ export interface PartRecord {
 
 const recordFile = (runDir: string, part: string) => join(runDir, `${part}.json`);
 
-/** Records that this checkout started a part as the given process. */
+/** Records that this checkout started a part as the given process (command: the line it was started with). */
 export function writeRecord(
   runDir: string,
   part: string,
   pid: number,
   ports: number[],
   extra: Pick<PartRecord, 'kafkaClusterId' | 'pgDataDir'> = {},
+  command?: string,
 ): PartRecord {
   const info = procInfo(pid);
   const record: PartRecord = {
@@ -141,7 +177,7 @@ export function writeRecord(
     stackId: checkoutId(dirname(runDir)),
     pid,
     startTime: info?.startTime ?? '',
-    command: info?.command ?? '',
+    command: command ?? info?.command ?? '',
     ports,
     ...extra,
   };
@@ -165,17 +201,17 @@ export function readRecord(runDir: string, part: string): PartRecord | undefined
 export const removeRecord = (runDir: string, part: string) => rmSync(recordFile(runDir, part), { force: true });
 
 /**
- * The pid of a part only when it is this checkout's: recorded with this checkout's id, alive, with the recorded
- * start time and command line, and carrying this checkout's id in its environment (a reused pid carries none).
+ * The pid of a part only when it is this checkout's: recorded with this checkout's id, alive with the recorded
+ * start time and executable, and marked as this checkout's (environment or working folder; a reused pid is not).
  */
 export function ownedPid(runDir: string, part: string): number | undefined {
+  const stackDir = dirname(runDir);
   const record = readRecord(runDir, part);
-  if (!record || record.stackId !== checkoutId(dirname(runDir))) return undefined;
+  if (!record || record.stackId !== checkoutId(stackDir)) return undefined;
   const info = procInfo(record.pid);
-  if (!info || info.startTime !== record.startTime || info.stackId !== record.stackId) return undefined;
-  // PostgreSQL rewrites its process title: its command line is checked at start (the data folder) only.
-  if (part !== 'postgres' && info.command !== record.command) return undefined;
-  return record.pid;
+  if (!info || info.startTime !== record.startTime) return undefined;
+  if (executable(info.command) !== executable(record.command)) return undefined;
+  return ofStack(info, stackDir)?.part === part ? record.pid : undefined;
 }
 
 /** One holder of a port, as a person reads it: pid and command where readable. */

@@ -1,5 +1,5 @@
 import { StackConfig } from './config';
-import { checkoutId, describeHolders, ownedPid, portFree, portHolders, writeRecord } from './ownership';
+import { describeHolders, ownedPid, portFree, portHolders, stackProcesses, writeRecord } from './ownership';
 import { SERVICES } from './topology';
 
 /** The infrastructure parts, in start order; the services follow them. */
@@ -57,10 +57,10 @@ export type PartState = 'ours' | 'free';
 export async function partState(config: StackConfig, part: PartName): Promise<PartState> {
   if (ownedPid(config.run, part) !== undefined) return 'ours';
   const ports = partPorts(config, part);
-  const id = checkoutId(config.dir);
+  const ours = new Set(stackProcesses(config.dir, part).map((p) => p.pid));
   const lines: string[] = [];
   for (const { port, env } of ports) {
-    const mine = portHolders(port).find((h) => h.stackId === id && h.part === part);
+    const mine = portHolders(port).find((h) => ours.has(h.pid));
     if (mine) {
       writeRecord(config.run, part, mine.pid, ports.map((p) => p.port));
       return 'ours';

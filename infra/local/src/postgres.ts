@@ -213,10 +213,9 @@ export async function startPostgres(config: StackConfig, log: (line: string) => 
 /** Stops this checkout's PostgreSQL (fast mode: rolls back open transactions, checkpoints); never another's. */
 export async function stopPostgres(config: StackConfig): Promise<boolean> {
   const data = pgDataDir(config);
-  const id = checkoutId(config.dir);
   const pid = postmasterPid(data);
   let stopped = false;
-  if (pid !== undefined && procInfo(pid)?.stackId === id) {
+  if (pid !== undefined && procInfo(pid)?.stackId === checkoutId(config.dir)) {
     const bin = await binDir(config, () => undefined);
     await runAsync(join(bin, 'pg_ctl'), ['stop', '-D', data, '-m', 'fast', '-w', '-t', '60'], runAs()).catch(
       () => terminate(pid, 'postgres', 10_000),
@@ -224,7 +223,7 @@ export async function stopPostgres(config: StackConfig): Promise<boolean> {
     stopped = true;
   }
   // A server of this checkout that the data folder no longer names (a stale or removed postmaster.pid).
-  const strays = stackProcesses(id, 'postgres');
+  const strays = stackProcesses(config.dir, 'postgres');
   for (const stray of strays) await terminate(stray.pid, 'postgres', 10_000).catch(() => undefined);
   removeRecord(config.run, 'postgres');
   return stopped || strays.length > 0;

@@ -6,7 +6,6 @@ import {
   STACK_PART_ENV,
   checkoutId,
   ownedPid,
-  readRecord,
   removeRecord,
   stackProcesses,
   writeRecord,
@@ -62,7 +61,7 @@ export function startDetached(runDir: string, logDir: string, proc: Managed): nu
   closeSync(log);
   if (child.pid === undefined) throw new Error(`could not start ${proc.name} (${proc.command})`);
   child.unref();
-  writeRecord(runDir, proc.name, child.pid, proc.ports);
+  writeRecord(runDir, proc.name, child.pid, proc.ports, {}, [proc.command, ...proc.args].join(' '));
   return child.pid;
 }
 
@@ -83,8 +82,7 @@ export async function terminate(pid: number, what: string, timeoutMs: number): P
  */
 export async function stopManaged(runDir: string, name: string, timeoutMs = 30_000): Promise<boolean> {
   const pid = ownedPid(runDir, name);
-  const record = readRecord(runDir, name);
-  const strays = stackProcesses(record?.stackId ?? checkoutId(dirname(runDir)), name)
+  const strays = stackProcesses(dirname(runDir), name)
     .map((p) => p.pid)
     .filter((p) => p !== pid);
   removeRecord(runDir, name);

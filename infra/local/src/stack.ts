@@ -5,7 +5,7 @@ import { REPO_ROOT, StackConfig, loadStackConfig } from './config';
 import { registerConnectors, startConnect, stopConnect } from './connect';
 import { Jars, fetchJars } from './jars';
 import { ensureTopics, startKafka, stopKafka } from './kafka';
-import { checkoutId, stackProcesses } from './ownership';
+import { stackProcesses } from './ownership';
 import { ALL_PARTS, INFRA_PARTS, PartFailed, PartName, checkParts } from './parts';
 import {
   databaseUrl,
@@ -271,7 +271,7 @@ export async function restartService(name: string, log: (line: string) => void =
 export async function down(log: (line: string) => void = stackLog): Promise<void> {
   const config = loadStackConfig();
   await stopParts(ALL_PARTS, log);
-  const left = stackProcesses(checkoutId(config.dir));
+  const left = stackProcesses(config.dir);
   await Promise.all(left.map((p) => terminate(p.pid, p.part ?? 'process', 10_000)));
   if (left.length) log(`stopped ${left.length} more process(es) of this checkout: ${left.map((p) => p.pid).join(', ')}`);
 }
