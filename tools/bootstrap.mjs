@@ -22,7 +22,8 @@ const lockHash = () =>
 /** Why node_modules must be installed again, or undefined when it matches package-lock.json. */
 function staleReason(hash) {
   if (!existsSync(join(root, 'node_modules'))) return 'node_modules is missing';
-  if (existsSync(stamp)) return readFileSync(stamp, 'utf8').trim() === hash ? undefined : 'package-lock.json changed';
+  if (existsSync(stamp))
+    return readFileSync(stamp, 'utf8').trim() === hash ? undefined : 'package-lock.json changed';
   // No stamp (installed by hand): npm's own record of what it installed says whether it matches the lockfile.
   const hidden = join(root, 'node_modules', '.package-lock.json');
   if (!existsSync(hidden)) return 'node_modules was not installed by npm';
@@ -59,7 +60,8 @@ if (!existsSync(stamp) || reason) writeFileSync(stamp, `${hash}\n`);
 
 const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
 const firstBuild = !existsSync(join(root, 'infra', 'local', 'dist'));
-if (firstBuild) run(process.execPath, [tsc, '-b', 'tsconfig.json'], 'building every package (tsc -b, first run)');
+if (firstBuild)
+  run(process.execPath, [tsc, '-b', 'tsconfig.json'], 'building every package (tsc -b, first run)');
 else {
   const result = spawnSync(process.execPath, [tsc, '-b', 'tsconfig.json'], { cwd: root, stdio: 'inherit' });
   if (result.status !== 0) process.exit(result.status ?? 1);

@@ -12,7 +12,10 @@ type InfraPart = (typeof INFRA_PARTS)[number];
 async function main(): Promise<void> {
   const [command, ...flags] = process.argv.slice(2);
   if (command === 'up') {
-    const only = flags.find((f) => f.startsWith('--only='))?.slice('--only='.length).split(',');
+    const only = flags
+      .find((f) => f.startsWith('--only='))
+      ?.slice('--only='.length)
+      .split(',');
     const unknown = only?.filter((p) => !(INFRA_PARTS as readonly string[]).includes(p)) ?? [];
     if (unknown.length) throw new Error(`--only takes ${INFRA_PARTS.join(', ')}; got ${unknown.join(', ')}`);
     const { timings, started } = await bringUp({
@@ -41,7 +44,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  const known = error instanceof MissingPrerequisite || error instanceof PortConflict || error instanceof UpFailed;
+  const known =
+    error instanceof MissingPrerequisite || error instanceof PortConflict || error instanceof UpFailed;
   console.error(known ? `[stack] ${(error as Error).message}` : `[stack] ${(error as Error).stack ?? error}`);
   process.exitCode = 1;
 });

@@ -38,7 +38,8 @@ function jarCache(config: StackConfig) {
 /** The jars already fetched into the stack folder (by `up`); throws when they were not. */
 export function ensureJars(config: StackConfig, _log?: (line: string) => void): Jars {
   const { libDir, pluginPath, marker } = jarCache(config);
-  if (!existsSync(marker)) throw new Error(`the Kafka jars are not in ${dirname(marker)}: run npm run up first`);
+  if (!existsSync(marker))
+    throw new Error(`the Kafka jars are not in ${dirname(marker)}: run npm run up first`);
   return { classpath: join(libDir, '*'), pluginPath };
 }
 
@@ -86,7 +87,8 @@ export async function fetchJars(config: StackConfig, log: (line: string) => void
       `-DoutputDirectory=${download}`,
     ]);
     const archive = folderSize(download);
-    for (const file of readdirSync(download)) await runAsync('tar', ['-xzf', join(download, file), '-C', pluginPath]);
+    for (const file of readdirSync(download))
+      await runAsync('tar', ['-xzf', join(download, file), '-C', pluginPath]);
     rmSync(download, { recursive: true, force: true });
     const plugin = folderSize(pluginPath);
     log(

@@ -1,5 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  readlinkSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { basename, dirname, join, relative, sep } from 'node:path';
 
@@ -75,14 +83,14 @@ const executable = (command: string) => basename(command.split(' ')[0] ?? '');
  * folder of the stack (redis rewrites its command line over its environment; its working folder stays).
  */
 function ofStack(info: ProcInfo, stackDir: string): { part?: string } | undefined {
-  if (info.stackId !== undefined) return info.stackId === checkoutId(stackDir) ? { part: info.part } : undefined;
+  if (info.stackId !== undefined)
+    return info.stackId === checkoutId(stackDir) ? { part: info.part } : undefined;
   if (!info.cwd || !info.cwd.startsWith(stackDir + sep)) return undefined;
   // Only a program the stack runs, in a part's own folder: a shell someone opened in .stack/ is not a part.
   const part = relative(stackDir, info.cwd).split(sep)[0];
   const runs = { redis: ['redis-server'], kafka: ['java'], connect: ['java'] }[part];
   return runs?.includes(executable(info.command)) ? { part } : undefined;
 }
-
 
 /** Every live process of the stack in stackDir (all parts, or one), with its part. */
 export function stackProcesses(stackDir: string, part?: string): ProcInfo[] {
@@ -198,7 +206,8 @@ export function readRecord(runDir: string, part: string): PartRecord | undefined
 }
 
 /** Forgets a part's record. */
-export const removeRecord = (runDir: string, part: string) => rmSync(recordFile(runDir, part), { force: true });
+export const removeRecord = (runDir: string, part: string) =>
+  rmSync(recordFile(runDir, part), { force: true });
 
 /**
  * The pid of a part only when it is this checkout's: recorded with this checkout's id, alive with the recorded
@@ -220,6 +229,8 @@ export function describeHolders(port: number): string {
   if (holders.length === 0) return 'a process whose pid cannot be read';
   return holders
     .slice(0, 2)
-    .map((h) => `pid ${h.pid} (${h.command.length > 100 ? `${h.command.slice(0, 97)}...` : h.command || '?'})`)
+    .map(
+      (h) => `pid ${h.pid} (${h.command.length > 100 ? `${h.command.slice(0, 97)}...` : h.command || '?'})`,
+    )
     .join(', ');
 }

@@ -62,7 +62,12 @@ export async function partState(config: StackConfig, part: PartName): Promise<Pa
   for (const { port, env } of ports) {
     const mine = portHolders(port).find((h) => ours.has(h.pid));
     if (mine) {
-      writeRecord(config.run, part, mine.pid, ports.map((p) => p.port));
+      writeRecord(
+        config.run,
+        part,
+        mine.pid,
+        ports.map((p) => p.port),
+      );
       return 'ours';
     }
     if (!(await portFree(port)))

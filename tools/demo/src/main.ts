@@ -129,7 +129,8 @@ main().then(
   },
   (error: unknown) => {
     // The stack's own failures are said in its words (which port, which part and its log); others with a trace.
-    const known = error instanceof PortConflict || error instanceof UpFailed || error instanceof MissingPrerequisite;
+    const known =
+      error instanceof PortConflict || error instanceof UpFailed || error instanceof MissingPrerequisite;
     console.error(`demo failed: ${known ? (error as Error).message : ((error as Error).stack ?? error)}`);
     process.exitCode = 1;
   },
