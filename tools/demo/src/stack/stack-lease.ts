@@ -117,7 +117,8 @@ function realStack(): StackDeps {
   return {
     config,
     parts: STACK_PARTS,
-    up: () => up({ log: () => undefined }),
+    // Its lines (jars fetched, initdb, each part with its time) so that a first run is never silent.
+    up: () => up({ log: (line) => console.log(`\n[stack] ${line}`) }),
     pidOf: (name) => runningPid(config.run, name),
   };
 }
