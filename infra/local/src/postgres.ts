@@ -128,11 +128,17 @@ export async function startPostgres(config: StackConfig, log: (line: string) => 
   await waitFor('PostgreSQL to accept connections', () => ping(config), { timeoutMs: 60_000 });
 }
 
-/** Stops PostgreSQL (fast mode: rolls back open transactions, checkpoints). */
-export async function stopPostgres(config: StackConfig): Promise<boolean> {
+/**
+ * Stops PostgreSQL: fast mode rolls back open transactions and checkpoints; immediate mode is a crash (every
+ * connection dropped at once, recovery on the next start), for outage specs.
+ */
+export async function stopPostgres(
+  config: StackConfig,
+  mode: 'fast' | 'immediate' = 'fast',
+): Promise<boolean> {
   const data = pgDataDir(config);
   if (!existsSync(join(data, 'postmaster.pid'))) return false;
-  run(join(await binDir(), 'pg_ctl'), ['stop', '-D', data, '-m', 'fast', '-w', '-t', '60'], runAs());
+  run(join(await binDir(), 'pg_ctl'), ['stop', '-D', data, '-m', mode, '-w', '-t', '60'], runAs());
   return true;
 }
 
