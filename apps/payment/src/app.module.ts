@@ -41,7 +41,7 @@ export class AppModule {
         {
           provide: EVENT_HANDLERS,
           useFactory: paymentEventHandlers,
-          inject: [TenantRegistry, RequestRefundHandler],
+          inject: [TenantRegistry, RequestRefundHandler, MovePaymentHandler],
         },
       ],
     };

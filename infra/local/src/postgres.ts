@@ -211,14 +211,20 @@ export async function startPostgres(config: StackConfig, log: (line: string) => 
   return true;
 }
 
-/** Stops this checkout's PostgreSQL (fast mode: rolls back open transactions, checkpoints); never another's. */
-export async function stopPostgres(config: StackConfig): Promise<boolean> {
+/**
+ * Stops this checkout's PostgreSQL, never another's: fast mode rolls back open transactions and checkpoints;
+ * immediate mode is a crash (every connection dropped at once, recovery on the next start), for outage specs.
+ */
+export async function stopPostgres(
+  config: StackConfig,
+  mode: 'fast' | 'immediate' = 'fast',
+): Promise<boolean> {
   const data = pgDataDir(config);
   const pid = postmasterPid(data);
   let stopped = false;
   if (pid !== undefined && procInfo(pid)?.stackId === checkoutId(config.dir)) {
     const bin = await binDir(config, () => undefined);
-    await runAsync(join(bin, 'pg_ctl'), ['stop', '-D', data, '-m', 'fast', '-w', '-t', '60'], runAs()).catch(
+    await runAsync(join(bin, 'pg_ctl'), ['stop', '-D', data, '-m', mode, '-w', '-t', '60'], runAs()).catch(
       () => terminate(pid, 'postgres', 10_000),
     );
     stopped = true;

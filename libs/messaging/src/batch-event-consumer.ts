@@ -2,7 +2,14 @@ import { Consumer, KafkaMessage, Producer } from 'kafkajs';
 import { DataSource, EntityManager } from 'typeorm';
 import { Registry } from 'prom-client';
 import { ContractViolation, EventType, SagaEvent, parseEvent } from '@checkout/contracts';
-import { DeadLetters, DlqReason, handlerRetry } from './dead-letter';
+import {
+  DeadLetters,
+  DlqReason,
+  HandlerGaveUp,
+  HandlerRetry,
+  Heartbeat,
+  databaseAnswers,
+} from './dead-letter';
 import { NonRetryableError } from './errors';
 import { createKafka } from './kafka';
 import { Logger } from './logger';
@@ -52,6 +59,10 @@ export class BatchEventConsumer<T extends EventType> {
   private readonly producer: Producer;
   private readonly deadLetters: DeadLetters;
   private running = false;
+  /** A chunk: a few attempts as a whole, then its events one by one. */
+  private readonly chunkRetry: HandlerRetry;
+  /** One event alone: the per-event runtime's semantics. */
+  private readonly aloneRetry: HandlerRetry;
 
   constructor(private readonly options: BatchEventConsumerOptions<T>) {
     this.kafka = createKafka(options.brokers, `${options.groupId}-consumer`);
@@ -67,6 +78,17 @@ export class BatchEventConsumer<T extends EventType> {
       maxInFlightRequests: 1,
     });
     this.deadLetters = new DeadLetters(this.producer, options.inboxName, options.logger);
+    const retry = (maxAttempts: number) =>
+      new HandlerRetry({
+        maxAttempts,
+        backoff: options.backoff ?? { initialMs: 200, maxMs: 5_000 },
+        running: () => this.running,
+        databaseHealthy: () => databaseAnswers((q) => options.dataSource.query(q)),
+        logger: options.logger,
+        consumer: options.groupId,
+      });
+    this.chunkRetry = retry(3);
+    this.aloneRetry = retry(options.maxAttempts ?? 5);
   }
 
   /** Connects, takes over the previous group's offsets if this group has none, and starts consuming. */
@@ -91,7 +113,7 @@ export class BatchEventConsumer<T extends EventType> {
         for (let i = 0; i < batch.messages.length; i += this.options.batchSize) {
           if (!isRunning() || isStale()) return;
           const chunk = batch.messages.slice(i, i + this.options.batchSize);
-          await this.processChunk(batch.partition, chunk);
+          await this.processChunk(batch.partition, chunk, heartbeat);
           resolveOffset(chunk[chunk.length - 1].offset);
           await heartbeat();
         }
@@ -106,8 +128,11 @@ export class BatchEventConsumer<T extends EventType> {
     await this.producer.disconnect();
   }
 
-  /** Validates, dedupes and applies one chunk of one partition; exported behaviour is each message's outcome. */
-  async processChunk(partition: number, messages: KafkaMessage[]): Promise<void> {
+  /**
+   * Validates, dedupes and applies one chunk of one partition; exported behaviour is each message's outcome.
+   * While the database is away the chunk waits (heartbeating), as a whole; it is split only for errors of its own.
+   */
+  async processChunk(partition: number, messages: KafkaMessage[], heartbeat?: Heartbeat): Promise<void> {
     const parsed: { event: SagaEvent<T>; message: KafkaMessage }[] = [];
     for (const message of messages) {
       try {
@@ -125,46 +150,38 @@ export class BatchEventConsumer<T extends EventType> {
     }
     if (parsed.length === 0) return;
     try {
-      // Transient failures (deadlock, lost connection) are retried as a whole; a broken rule is not.
-      await this.policy(this.options.maxAttempts ?? 3).execute(() => this.apply(parsed.map((p) => p.event)));
+      await this.chunkRetry.execute(() => this.apply(parsed.map((p) => p.event)), heartbeat);
     } catch (error) {
-      if (!this.running) throw error; // shutting down: leave the chunk uncommitted
-      for (const p of parsed) await this.processAlone(partition, p.event, p.message);
+      if (!(error instanceof HandlerGaveUp)) throw error; // shutting down or rebalanced: leave it uncommitted
+      for (const p of parsed) await this.processAlone(partition, p.event, p.message, heartbeat);
     }
   }
 
-  private async processAlone(partition: number, event: SagaEvent<T>, message: KafkaMessage): Promise<void> {
-    let attempts = 0;
+  private async processAlone(
+    partition: number,
+    event: SagaEvent<T>,
+    message: KafkaMessage,
+    heartbeat?: Heartbeat,
+  ): Promise<void> {
     try {
-      await this.policy(this.options.maxAttempts ?? 5).execute(() => {
-        attempts += 1;
-        return this.apply([event]);
-      });
+      await this.aloneRetry.execute(() => this.apply([event]), heartbeat);
     } catch (error) {
-      if (!this.running && !(error instanceof NonRetryableError)) throw error;
-      const code = error instanceof NonRetryableError ? error.code : 'HANDLER_FAILED';
+      if (!(error instanceof HandlerGaveUp)) throw error;
+      const cause = error.error;
+      const code = cause instanceof NonRetryableError ? cause.code : 'HANDLER_FAILED';
       this.options.logger.error(
         {
           consumer: this.options.inboxName,
           eventId: event.eventId,
           type: event.type,
           sagaId: event.sagaId,
-          attempts,
-          err: String(error),
+          attempts: error.attempts,
+          err: String(cause),
         },
         'event parked on the DLQ',
       );
-      await this.park(partition, message, {
-        code,
-        reason: (error as Error).message ?? String(error),
-        attempts,
-      });
+      await this.park(partition, message, { code, reason: error.message, attempts: error.attempts });
     }
-  }
-
-  private policy(maxAttempts: number) {
-    const { backoff = { initialMs: 200, maxMs: 5_000 } } = this.options;
-    return handlerRetry(maxAttempts, backoff, () => this.running);
   }
 
   /** Inbox rows and the handler in one transaction; events already in the inbox (or twice in the chunk) are skipped. */

@@ -3,7 +3,14 @@ import { DataSource, EntityManager } from 'typeorm';
 import { Counter, Histogram, Registry } from 'prom-client';
 import { consumedCounter, handlerDuration } from './metrics';
 import { ContractViolation, EventType, SagaEvent, parseEvent } from '@checkout/contracts';
-import { DeadLetters, DlqReason, handlerRetry } from './dead-letter';
+import {
+  DeadLetters,
+  DlqReason,
+  HandlerGaveUp,
+  HandlerRetry,
+  Heartbeat,
+  databaseAnswers,
+} from './dead-letter';
 import { NonRetryableError } from './errors';
 import { createKafka } from './kafka';
 import { Logger, consoleLogger } from './logger';
@@ -26,7 +33,10 @@ export interface EventConsumerOptions {
   handlers: HandlerMap;
   logger?: Logger;
   registry?: Registry;
-  /** Attempts of a failing handler before the message is parked on the DLQ (default 5). */
+  /**
+   * Attempts of a handler failing for another reason than the infrastructure before the message is parked on
+   * the DLQ (default 5); infrastructure errors are retried without limit.
+   */
   maxAttempts?: number;
   backoff?: { initialMs: number; maxMs: number };
   /** Runs each handler call inside a context (e.g. continues the event's trace). */
@@ -55,6 +65,7 @@ export class EventConsumer {
   private readonly duration?: Histogram<'consumer' | 'type'>;
   private running = false;
   private crashed: string | null = null;
+  private readonly retry: HandlerRetry;
 
   constructor(private readonly options: EventConsumerOptions) {
     const kafka = createKafka(options.brokers, `${options.name}-consumer`);
@@ -71,6 +82,14 @@ export class EventConsumer {
     });
     this.logger = options.logger ?? consoleLogger;
     this.deadLetters = new DeadLetters(this.producer, options.name, this.logger);
+    this.retry = new HandlerRetry({
+      maxAttempts: options.maxAttempts ?? 5,
+      backoff: options.backoff ?? { initialMs: 200, maxMs: 5_000 },
+      running: () => this.running,
+      databaseHealthy: () => databaseAnswers((q) => options.dataSource.query(q)),
+      logger: this.logger,
+      consumer: options.name,
+    });
     if (options.registry) {
       this.counter = consumedCounter(options.registry);
       this.duration = handlerDuration(options.registry);
@@ -105,8 +124,8 @@ export class EventConsumer {
     this.running = true;
     await this.consumer.run({
       partitionsConsumedConcurrently: this.options.partitionsConsumedConcurrently ?? 3,
-      eachMessage: async ({ topic, partition, message }) => {
-        await this.process(topic, partition, message);
+      eachMessage: async ({ topic, partition, message, heartbeat }) => {
+        await this.process(topic, partition, message, heartbeat);
       },
     });
     await joined;
@@ -125,7 +144,12 @@ export class EventConsumer {
   }
 
   /** Handles one Kafka message end to end; exported behaviour is its outcome. */
-  async process(topic: string, partition: number, message: KafkaMessage): Promise<Outcome> {
+  async process(
+    topic: string,
+    partition: number,
+    message: KafkaMessage,
+    heartbeat?: Heartbeat,
+  ): Promise<Outcome> {
     const text = message.value?.toString('utf8') ?? '';
     let event: SagaEvent;
     try {
@@ -142,35 +166,26 @@ export class EventConsumer {
     }
     const handler = this.options.handlers[event.type] as EventHandler | undefined;
     if (!handler) return this.count(event.type, 'ignored', event, message);
-    const { maxAttempts = 5, backoff = { initialMs: 200, maxMs: 5_000 } } = this.options;
-    let attempts = 0;
-    const policy = handlerRetry(maxAttempts, backoff, () => this.running);
     const end = this.duration?.startTimer({ consumer: this.options.name, type: event.type });
     try {
-      const applied = await policy.execute(() => {
-        attempts += 1;
-        return this.applyOnce(event, handler);
-      });
+      const applied = await this.retry.execute(() => this.applyOnce(event, handler), heartbeat);
       return this.count(event.type, applied ? 'applied' : 'duplicate', event, message);
     } catch (error) {
-      if (!this.running && !(error instanceof NonRetryableError)) throw error; // shutting down: leave it uncommitted
-      const code = error instanceof NonRetryableError ? error.code : 'HANDLER_FAILED';
+      if (!(error instanceof HandlerGaveUp)) throw error; // shutting down or rebalanced: leave it uncommitted
+      const cause = error.error;
+      const code = cause instanceof NonRetryableError ? cause.code : 'HANDLER_FAILED';
       this.logger.error(
         {
           consumer: this.options.name,
           eventId: event.eventId,
           type: event.type,
           sagaId: event.sagaId,
-          attempts,
-          err: String(error),
+          attempts: error.attempts,
+          err: String(cause),
         },
         'event parked on the DLQ',
       );
-      await this.park(topic, partition, message, {
-        code,
-        reason: (error as Error).message ?? String(error),
-        attempts,
-      });
+      await this.park(topic, partition, message, { code, reason: error.message, attempts: error.attempts });
       return this.count(event.type, 'dlq', event, message);
     } finally {
       end?.();

@@ -5,6 +5,7 @@ export * from './errors';
 export * from './kafka';
 export * from './logger';
 export * from './sql';
+export * from './saga-lock';
 export * from './outbox-lsn.migration';
 export * from './outbox-monitor';
 export * from './consumer-lag';

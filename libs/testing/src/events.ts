@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { OrderCreatedV1 } from '@checkout/contracts';
+import { EventType, OrderCreatedV1, PayloadOf, SagaEvent, validateEvent } from '@checkout/contracts';
 
 /** An order.created payload with sensible defaults, for tests. */
 export function orderCreatedPayload(overrides: Partial<OrderCreatedV1> = {}): OrderCreatedV1 {
@@ -19,5 +19,42 @@ export function orderCreatedPayload(overrides: Partial<OrderCreatedV1> = {}): Or
     voucherCode: null,
     paymentToken: 'tok_success',
     ...overrides,
+  };
+}
+
+/** A validated event envelope of one order's saga, as its owning service would publish it, for tests. */
+export function sagaEvent<T extends EventType>(
+  type: T,
+  tenantId: string,
+  orderId: string,
+  payload: PayloadOf<T>,
+): SagaEvent<T> {
+  return validateEvent({
+    eventId: randomUUID(),
+    type,
+    version: 1,
+    occurredAt: new Date().toISOString(),
+    tenantId,
+    sagaId: orderId,
+    correlationId: orderId,
+    causationId: null,
+    traceparent: null,
+    sequence: 1,
+    payload,
+  }) as SagaEvent<T>;
+}
+
+/**
+ * A barrier for `parties` concurrent tasks: each awaits the returned function and all of them go on together,
+ * once the last one has arrived (to line up racing transactions).
+ */
+export function barrier(parties: number): () => Promise<void> {
+  let arrived = 0;
+  let release!: () => void;
+  const open = new Promise<void>((resolve) => (release = resolve));
+  return () => {
+    arrived += 1;
+    if (arrived === parties) release();
+    return open;
   };
 }

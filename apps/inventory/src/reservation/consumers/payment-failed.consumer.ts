@@ -1,4 +1,4 @@
-import { EventHandler } from '@checkout/messaging';
+import { EventHandler, lockSaga } from '@checkout/messaging';
 import { TenantRegistry } from '@checkout/service-kit';
 import { ReleaseStock } from '../commands';
 import { requireKnownSaga } from './tenant-check';
@@ -8,6 +8,7 @@ export const onPaymentFailed =
   (tenants: TenantRegistry, release: ReleaseStock): EventHandler<'payment.failed'> =>
   async (event, tx) => {
     requireKnownSaga(tenants, event, event.payload.orderId);
+    await lockSaga(tx, event.tenantId, event.payload.orderId);
     const { tenantId } = event;
     await release.execute(tx, {
       tenantId,

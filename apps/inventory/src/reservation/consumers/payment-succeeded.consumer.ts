@@ -1,4 +1,4 @@
-import { EventHandler, NonRetryableError } from '@checkout/messaging';
+import { EventHandler, NonRetryableError, lockSaga } from '@checkout/messaging';
 import { TenantRegistry } from '@checkout/service-kit';
 import { CommitStock } from '../commands';
 import { requireKnownSaga } from './tenant-check';
@@ -8,6 +8,7 @@ export const onPaymentSucceeded =
   (tenants: TenantRegistry, commit: CommitStock): EventHandler<'payment.succeeded'> =>
   async (event, tx) => {
     requireKnownSaga(tenants, event, event.payload.orderId);
+    await lockSaga(tx, event.tenantId, event.payload.orderId);
     const result = await commit.execute(tx, {
       tenantId: event.tenantId,
       orderId: event.payload.orderId,

@@ -1,4 +1,4 @@
-import { EventHandler } from '@checkout/messaging';
+import { EventHandler, lockSaga } from '@checkout/messaging';
 import { TenantRegistry } from '@checkout/service-kit';
 import { ReturnSoldStock } from '../commands';
 import { requireKnownSaga } from './tenant-check';
@@ -8,5 +8,6 @@ export const onShipmentFailed =
   (tenants: TenantRegistry, returnSold: ReturnSoldStock): EventHandler<'fulfillment.shipment-failed'> =>
   async (event, tx) => {
     requireKnownSaga(tenants, event, event.payload.orderId);
+    await lockSaga(tx, event.tenantId, event.payload.orderId);
     await returnSold.execute(tx, { tenantId: event.tenantId, orderId: event.payload.orderId });
   };

@@ -5,7 +5,7 @@ import { DataSource } from 'typeorm';
 import { BatchConsumerRunner, METRICS_REGISTRY, SERVICE_CONFIG, TenantRegistry } from '@checkout/service-kit';
 import { withEventSpan } from '@checkout/tracing';
 import { PaymentConfig } from '../../config/payment.config';
-import { recordAttempt } from './payment-events.consumer';
+import { recordAttempts } from './payment-events.consumer';
 
 /**
  * Consumes inventory.reserved in batches (group `payment-attempts`): a chunk of events records its attempts in
@@ -24,15 +24,12 @@ export class AttemptsConsumerHost implements OnApplicationBootstrap, BeforeAppli
     tenants: TenantRegistry,
   ) {
     logger.setContext('AttemptsConsumerHost');
-    const record = recordAttempt(tenants);
     const name = config.SERVICE_NAME;
     this.runner = new BatchConsumerRunner(config, registry, logger, dataSource, {
       topic: 'inventory.reserved',
       purpose: 'attempts',
       batchSize: config.PAYMENT_ATTEMPT_BATCH_SIZE,
-      handler: async (events, tx) => {
-        for (const event of events) await withEventSpan(event, name, () => record(event, tx));
-      },
+      handler: recordAttempts(tenants, (event, fn) => withEventSpan(event, name, fn)),
     });
   }
 

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { EntityManager } from 'typeorm';
 import { SagaEvent } from '@checkout/contracts';
-import { HandlerMap, NonRetryableError } from '@checkout/messaging';
+import { BatchEventHandler, HandlerMap, NonRetryableError, lockSaga, lockSagas } from '@checkout/messaging';
 import { TenantRegistry } from '@checkout/service-kit';
 import { RequestRefundHandler } from '../commands/refund-payment/refund-payment.handler';
-import { storeCause } from '../commands/move-payment/move-payment.handler';
+import { MovePaymentHandler, storeCause } from '../commands/move-payment/move-payment.handler';
+import { findPaymentByOrder } from '../database/payment.repository';
 
 const tenantOf = (tenants: TenantRegistry, event: SagaEvent) => {
   const tenant = tenants.get(event.tenantId);
@@ -13,14 +14,21 @@ const tenantOf = (tenants: TenantRegistry, event: SagaEvent) => {
 };
 
 /**
- * The events payment reacts to one at a time, each in the consumer's inbox transaction: the failure events
- * request a refund, order.cancelled records the cancellation. inventory.reserved is consumed in batches
- * (recordAttempt).
+ * The events payment reacts to one at a time, each in the consumer's inbox transaction and under its order's
+ * lock (lockSaga: inventory.reserved of the same order may be applied by the other consumer group at the same
+ * instant): the failure events request a refund, order.cancelled records the cancellation, closes an attempt
+ * not yet sent to the PSP and has a charge that may exist refunded. inventory.reserved is consumed in batches
+ * (recordAttempts).
  */
-export function paymentEventHandlers(tenants: TenantRegistry, refunds: RequestRefundHandler): HandlerMap {
+export function paymentEventHandlers(
+  tenants: TenantRegistry,
+  refunds: RequestRefundHandler,
+  move: MovePaymentHandler,
+): HandlerMap {
   const refund = (reason: string) => async (event: SagaEvent, tx: EntityManager) => {
     tenantOf(tenants, event);
     const payload = event.payload as { orderId: string };
+    await lockSaga(tx, event.tenantId, payload.orderId);
     await refunds.execute(tx, {
       tenantId: event.tenantId,
       orderId: payload.orderId,
@@ -33,10 +41,22 @@ export function paymentEventHandlers(tenants: TenantRegistry, refunds: RequestRe
     'fulfillment.shipment-failed': refund('shipment_failed'),
     'order.cancelled': async (event, tx) => {
       tenantOf(tenants, event);
+      await lockSaga(tx, event.tenantId, event.payload.orderId);
       await tx.query(
         `INSERT INTO order_cancellation (tenant_id, order_id, reason) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
         [event.tenantId, event.payload.orderId, event.payload.reason],
       );
+      const attempt = await findPaymentByOrder(tx, event.tenantId, event.payload.orderId);
+      // Not sent to the PSP yet (the charge worker moves it to pending first): it never will be.
+      if (attempt?.state === 'created')
+        await move.execute(tx, {
+          paymentId: attempt.id,
+          tenantId: attempt.tenant_id,
+          to: 'failed',
+          source: 'charge',
+          failureReason: 'order_cancelled',
+          detail: `order cancelled (${event.payload.reason}) before the charge`,
+        });
       if (event.payload.refundIfCharged) await refund(`order_cancelled_${event.payload.reason}`)(event, tx);
     },
   };
@@ -44,8 +64,9 @@ export function paymentEventHandlers(tenants: TenantRegistry, refunds: RequestRe
 
 /**
  * inventory.reserved -> a new payment attempt (`created`, with its history row); the charge worker calls the PSP
- * after commit. One attempt per order, and none for an order already cancelled (events of two topics may cross).
- * Consumed in batches (AttemptsConsumerHost): many events, one transaction.
+ * after commit. One attempt per order, and none for an order already cancelled (events of two topics may cross;
+ * the caller holds the order's lock, so a cancellation is either committed and seen here or waits for this).
+ * Consumed in batches (recordAttempts): many events, one transaction.
  */
 export const recordAttempt =
   (tenants: TenantRegistry) =>
@@ -78,4 +99,25 @@ export const recordAttempt =
         [id, tenant.id],
       );
     }
+  };
+
+/** Runs one event's work inside a context (the host continues each event's trace). */
+export type EventScope = <R>(event: SagaEvent, fn: () => Promise<R>) => Promise<R>;
+
+/**
+ * inventory.reserved, a chunk at a time in one transaction (AttemptsConsumerHost): every order of the chunk is
+ * locked first (in lockSagas' stable order, so two chunks never deadlock), then recordAttempt for each event.
+ */
+export const recordAttempts =
+  (
+    tenants: TenantRegistry,
+    scope: EventScope = (_event, fn) => fn(),
+  ): BatchEventHandler<'inventory.reserved'> =>
+  async (events, tx) => {
+    const record = recordAttempt(tenants);
+    await lockSagas(
+      tx,
+      events.map((e) => ({ tenantId: e.tenantId, orderId: e.payload.orderId })),
+    );
+    for (const event of events) await scope(event, () => record(event, tx));
   };

@@ -110,6 +110,8 @@ export async function transition(tx: EntityManager, r: TransitionRequest): Promi
 /**
  * Claims up to `limit` new attempts for charging, oldest first, in one statement: `created -> pending` by the
  * same conditional update as transition(), history rows included. SKIP LOCKED lets several workers share.
+ * Never an attempt of a cancelled order, nor one a refund was requested for before its charge: money for an
+ * order nobody will serve is never taken.
  */
 export async function claimNewAttempts(
   q: Pick<EntityManager, 'query'>,
@@ -117,12 +119,14 @@ export async function claimNewAttempts(
 ): Promise<(PaymentRow & { from_state: PaymentState })[]> {
   return q.query(
     `WITH picked AS (
-       SELECT id, state FROM payment_attempt WHERE state = ANY($2::text[])
+       SELECT id, state FROM payment_attempt a
+        WHERE state = ANY($2::text[]) AND refund_on_success IS NULL
+          AND NOT EXISTS (SELECT 1 FROM order_cancellation c WHERE c.tenant_id = a.tenant_id AND c.order_id = a.order_id)
         ORDER BY created_at LIMIT $1 FOR UPDATE SKIP LOCKED
      ), moved AS (
        UPDATE payment_attempt p SET state = 'pending', state_changed_at = now(), updated_at = now()
          FROM picked
-        WHERE p.id = picked.id AND p.state = ANY($2::text[])
+        WHERE p.id = picked.id AND p.state = ANY($2::text[]) AND p.refund_on_success IS NULL
        RETURNING p.*, picked.state AS from_state
      ), history AS (
        INSERT INTO payment_transition (payment_id, tenant_id, from_state, to_state, source, detail)

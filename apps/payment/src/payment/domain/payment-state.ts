@@ -15,7 +15,8 @@ export const ALLOWED_FROM: Readonly<Record<PaymentState, readonly PaymentState[]
   pending: ['created'],
   unknown: ['pending'],
   succeeded: ['pending', 'unknown'],
-  failed: ['pending', 'unknown'],
+  // From created only before the PSP was ever asked: the order was cancelled first.
+  failed: ['created', 'pending', 'unknown'],
   refunded: ['succeeded'],
 };
 

@@ -20,7 +20,9 @@ export interface ReserveStockInput {
 export type ReserveStockResult =
   | { outcome: 'reserved'; lines: Line[]; expiresAt: string }
   | { outcome: 'rejected'; shortSkus: string[]; reason: 'unknown_sku' | 'insufficient_stock' }
-  | { outcome: 'duplicate' };
+  | { outcome: 'duplicate' }
+  /** inventory saw the order cancelled first: nothing is held and nothing published. */
+  | { outcome: 'cancelled' };
 
 /** Settings of ReserveStock. */
 export interface ReserveStockOptions {
@@ -33,7 +35,8 @@ export interface ReserveStockOptions {
  * lines or none, and writes each order's inventory.reserved or inventory.rejected to the outbox in that same
  * transaction. Per tenant, one statement locks the batch's stock rows in SKU order and takes what fits
  * (see holdOrders); unknown SKUs reject with unknown_sku; an order already reserved (or twice in the batch)
- * is a duplicate and changes nothing. Results are in input order.
+ * is a duplicate and an order inventory saw cancelled is skipped: neither changes anything. Results are in
+ * input order.
  */
 export class ReserveStockBatch {
   constructor(
@@ -70,13 +73,16 @@ export class ReserveStockBatch {
     events: NewEvent<EventType>[],
     sequences: Map<string, number[]>,
   ): Promise<void> {
-    const { rows: existing } = await sql<{ order_id: string }>(
+    const { rows: existing } = await sql<{ order_id: string; cancelled: boolean }>(
       tx,
-      `SELECT DISTINCT order_id FROM reservation WHERE tenant_id = $1 AND order_id = ANY($2::uuid[])`,
+      `SELECT DISTINCT order_id, false AS cancelled FROM reservation WHERE tenant_id = $1 AND order_id = ANY($2::uuid[])
+       UNION ALL
+       SELECT order_id, true FROM order_cancellation WHERE tenant_id = $1 AND order_id = ANY($2::uuid[])`,
       [tenantId, inputs.map((p) => p.order.orderId)],
     );
     // A second order.created for the same order (new event id) must not hold the stock twice.
-    const seen = new Set(existing.map((r) => r.order_id));
+    const seen = new Set(existing.filter((r) => !r.cancelled).map((r) => r.order_id));
+    const cancelled = new Set(existing.filter((r) => r.cancelled).map((r) => r.order_id));
     // SKUs are never deleted, so whether one exists cannot change under us: checked without a lock.
     const known = await stockFlags(tx, tenantId, [
       ...new Set(inputs.flatMap((p) => p.lines.map((l) => l.sku))),
@@ -85,6 +91,10 @@ export class ReserveStockBatch {
     for (const p of inputs) {
       if (seen.has(p.order.orderId)) {
         results[p.i] = { outcome: 'duplicate' };
+        continue;
+      }
+      if (cancelled.has(p.order.orderId)) {
+        results[p.i] = { outcome: 'cancelled' };
         continue;
       }
       seen.add(p.order.orderId);
@@ -96,7 +106,9 @@ export class ReserveStockBatch {
     // Every order here gets exactly one event: its saga sequence number is taken before the stock rows are locked.
     const taken = await this.outbox.takeSequences(
       tx,
-      inputs.filter((p) => results[p.i]?.outcome !== 'duplicate').map((p) => p.order.orderId),
+      inputs
+        .filter((p) => results[p.i]?.outcome !== 'duplicate' && results[p.i]?.outcome !== 'cancelled')
+        .map((p) => p.order.orderId),
     );
     for (const [saga, numbers] of taken) sequences.set(saga, numbers);
     const toBatch = (ps: typeof inputs): BatchOrder[] =>

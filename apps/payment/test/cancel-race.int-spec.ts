@@ -1,0 +1,105 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { DataSource, EntityManager } from 'typeorm';
+import { PinoLogger } from 'nestjs-pino';
+import { Registry } from 'prom-client';
+import { OutboxWriter } from '@checkout/messaging';
+import { DEV_TENANTS, TenantRegistry } from '@checkout/service-kit';
+import { barrier, sagaEvent, serviceDataSource, waitFor } from '@checkout/testing';
+import { MovePaymentHandler } from '../src/payment/commands/move-payment/move-payment.handler';
+import { RequestRefundHandler } from '../src/payment/commands/refund-payment/refund-payment.handler';
+import { paymentEventHandlers, recordAttempts } from '../src/payment/consumers/payment-events.consumer';
+import { PaymentMetrics } from '../src/payment/payment.metrics';
+
+const ROUNDS = 24;
+/** Orders per round: one inventory.reserved chunk of this many events against one order.cancelled each. */
+const chunkOf = (round: number) => (round % 3 === 0 ? 1 : 4);
+
+const reserved = (orderId: string) =>
+  sagaEvent('inventory.reserved', 'acme', orderId, {
+    orderId,
+    lines: [{ sku: 'SKU-RACE', quantity: 1 }],
+    expiresAt: new Date(Date.now() + 600_000).toISOString(),
+    customerId: 'c-race',
+    amount: 10_000,
+    currency: 'VND',
+    paymentToken: 'tok_success',
+  });
+
+const cancelled = (orderId: string) =>
+  sagaEvent('order.cancelled', 'acme', orderId, {
+    orderId,
+    reason: 'customer_request',
+    refundIfCharged: true,
+  });
+
+describe('payment: inventory.reserved and order.cancelled of one order at the same instant', () => {
+  let ds: DataSource;
+  const tenants = new TenantRegistry(DEV_TENANTS);
+  const move = new MovePaymentHandler(
+    new OutboxWriter('payment'),
+    new PaymentMetrics(new Registry()),
+    new PinoLogger({ pinoHttp: { level: 'silent' } }),
+  );
+  const handlers = paymentEventHandlers(tenants, new RequestRefundHandler(), move);
+  const recordChunk = recordAttempts(tenants);
+
+  before(async () => {
+    ds = await serviceDataSource('payment_svc', 8);
+  });
+
+  after(async () => {
+    await ds.destroy();
+  });
+
+  it('never leaves a cancelled order charged: every race ends uncharged or refunded', async () => {
+    const orders: string[] = [];
+    for (let round = 0; round < ROUNDS; round += 1) {
+      const ids = Array.from({ length: chunkOf(round) }, () => randomUUID());
+      orders.push(...ids);
+      // Every transaction has begun before any of them runs its reaction: the two consumers' worst case.
+      const go = barrier(ids.length + 1);
+      const inTx = (fn: (tx: EntityManager) => Promise<void>) =>
+        ds.transaction(async (tx) => {
+          await tx.query('SELECT 1');
+          await go();
+          return fn(tx);
+        });
+      await Promise.all([
+        inTx((tx) => recordChunk(ids.map(reserved), tx)),
+        ...ids.map((id) => inTx((tx) => handlers['order.cancelled']!(cancelled(id), tx))),
+      ]);
+    }
+
+    // The running service's charge worker gets every attempt these races left; wait until none is open.
+    await waitFor(
+      'every attempt of the raced orders settled',
+      async () => {
+        const [{ open }] = await ds.query(
+          `SELECT count(*)::int AS open FROM payment_attempt
+            WHERE order_id = ANY($1::uuid[]) AND state IN ('created', 'pending', 'unknown')`,
+          [orders],
+        );
+        return open === 0 ? true : undefined;
+      },
+      { timeoutMs: 120_000, intervalMs: 250 },
+    );
+    const charged: { order_id: string }[] = await ds.query(
+      `SELECT a.order_id FROM payment_attempt a
+        WHERE a.order_id = ANY($1::uuid[]) AND a.state = 'succeeded'
+          AND NOT EXISTS (SELECT 1 FROM refund r WHERE r.payment_id = a.id)`,
+      [orders],
+    );
+    const [{ cancellations }] = await ds.query(
+      `SELECT count(*)::int AS cancellations FROM order_cancellation WHERE order_id = ANY($1::uuid[])`,
+      [orders],
+    );
+    assert.equal(cancellations, orders.length);
+    assert.deepEqual(
+      charged.map((r) => r.order_id),
+      [],
+      `${charged.length} of ${orders.length} cancelled orders charged without a refund`,
+    );
+  });
+});
