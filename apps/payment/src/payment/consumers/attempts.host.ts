@@ -2,7 +2,13 @@ import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap }
 import { PinoLogger } from 'nestjs-pino';
 import { Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
-import { BatchConsumerRunner, METRICS_REGISTRY, SERVICE_CONFIG, TenantRegistry } from '@checkout/service-kit';
+import {
+  BatchConsumerRunner,
+  METRICS_REGISTRY,
+  PspCredentialRegistry,
+  SERVICE_CONFIG,
+  TenantRegistry,
+} from '@checkout/service-kit';
 import { withEventSpan } from '@checkout/tracing';
 import { PaymentConfig } from '../../config/payment.config';
 import { recordAttempt } from './payment-events.consumer';
@@ -22,9 +28,10 @@ export class AttemptsConsumerHost implements OnApplicationBootstrap, BeforeAppli
     logger: PinoLogger,
     dataSource: DataSource,
     tenants: TenantRegistry,
+    accounts: PspCredentialRegistry,
   ) {
     logger.setContext('AttemptsConsumerHost');
-    const record = recordAttempt(tenants);
+    const record = recordAttempt(tenants, accounts);
     const name = config.SERVICE_NAME;
     this.runner = new BatchConsumerRunner(config, registry, logger, dataSource, {
       topic: 'inventory.reserved',

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { EntityManager } from 'typeorm';
 import { SagaEvent } from '@checkout/contracts';
 import { HandlerMap, NonRetryableError } from '@checkout/messaging';
-import { TenantRegistry } from '@checkout/service-kit';
+import { PspCredentialRegistry, TenantRegistry } from '@checkout/service-kit';
 import { RequestRefundHandler } from '../commands/refund-payment/refund-payment.handler';
 import { storeCause } from '../commands/move-payment/move-payment.handler';
 
@@ -48,9 +48,13 @@ export function paymentEventHandlers(tenants: TenantRegistry, refunds: RequestRe
  * Consumed in batches (AttemptsConsumerHost): many events, one transaction.
  */
 export const recordAttempt =
-  (tenants: TenantRegistry) =>
+  (tenants: TenantRegistry, accounts: PspCredentialRegistry) =>
   async (event: SagaEvent<'inventory.reserved'>, tx: EntityManager): Promise<void> => {
     const tenant = tenantOf(tenants, event);
+    // The public account id is stored, never its secret key (the PSP client looks that up per call).
+    const account = accounts.forTenant(tenant.id);
+    if (!account)
+      throw new NonRetryableError('PAYMENT.NO_PSP_ACCOUNT', `tenant ${tenant.id} has no PSP account configured`);
     const p = event.payload;
     const id = randomUUID();
     // One attempt per order, and none for an order already cancelled (events of two topics may cross).
@@ -66,7 +70,7 @@ export const recordAttempt =
         p.amount,
         p.currency,
         p.paymentToken,
-        tenant.pspAccount,
+        account.accountId,
         `pay_${id}`,
         JSON.stringify(storeCause(event)),
       ],
