@@ -81,7 +81,9 @@ export class ApiErrorFilter implements ExceptionFilter {
       method: req?.method,
       url: req?.originalUrl ?? req?.url,
     };
-    if (this.logger) this.logger.error(cause, 'unexpected error: answered 500 INTERNAL');
+    // Nest's LoggerService contract: the last argument is the context; pino takes the message from `msg`.
+    if (this.logger)
+      this.logger.error({ ...cause, msg: 'unexpected error: answered 500 INTERNAL' }, 'ApiErrorFilter');
     else console.error(JSON.stringify({ level: 'error', msg: 'unexpected error', err: String(error) }));
     // Part of a response already went out: it cannot be completed, so the connection cannot be reused.
     if (res.headersSent) {
