@@ -4,6 +4,7 @@ import { loadStackConfig, stackKafka } from '@checkout/local-stack';
 import { OutboxWriter } from '@checkout/messaging';
 import { serviceDataSource } from '@checkout/testing';
 import { percentile, report } from '../report';
+import { DEV_PSP_CREDENTIALS } from '@checkout/service-kit';
 
 /**
  * Charges per second through the payment service with the PSP simulator at a fixed latency, and the time from
@@ -26,9 +27,9 @@ import { percentile, report } from '../report';
 const CHARGES = Number(process.argv[2] ?? 300);
 const LATENCY_MS = Number(process.argv[3] ?? 50);
 const CONCURRENCY = Number(process.argv[4] ?? 32);
-// The dev tenant every service seeds (libs/service-kit DEV_TENANTS): its PSP account is its secret key here.
+// The dev tenant every service seeds (libs/service-kit DEV_TENANTS) and its PSP secret key (DEV_PSP_CREDENTIALS).
 const TENANT = 'acme';
-const PSP_ACCOUNT = 'acct_acme';
+const PSP_SECRET_KEY = DEV_PSP_CREDENTIALS[0].secretKey;
 
 const config = loadStackConfig();
 const PSP = `http://127.0.0.1:${config.servicePorts['psp-simulator']}`;
@@ -62,7 +63,7 @@ async function simulatorAlone(): Promise<{ latencies: number[]; rate: number }> 
         const res = await fetch(`${PSP}/v1/charges`, {
           method: 'POST',
           headers: {
-            authorization: `Bearer ${PSP_ACCOUNT}`,
+            authorization: `Bearer ${PSP_SECRET_KEY}`,
             'content-type': 'application/json',
             'idempotency-key': reference,
           },

@@ -19,8 +19,6 @@ export const testTenants = new TenantRegistry([
   {
     id: TEST_TENANT,
     apiKeySha256: hashApiKey('it-key'),
-    webhookSecret: 'whsec_it_0123456789',
-    pspAccount: 'acct_it',
   },
 ]);
 

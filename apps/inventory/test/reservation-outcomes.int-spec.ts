@@ -78,7 +78,7 @@ describe('inventory_reservation_outcomes_total counts each outcome once its tran
   });
 
   it('the running service shows the counter on /metrics', async () => {
-    const res = await fetch(`http://127.0.0.1:${loadStackConfig().servicePorts.inventory}/metrics`);
+    const res = await fetch(`http://127.0.0.1:${loadStackConfig().internalPorts.inventory}/metrics`);
     assert.match(await res.text(), /# TYPE inventory_reservation_outcomes_total counter/);
   });
 });

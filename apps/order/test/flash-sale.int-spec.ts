@@ -5,7 +5,7 @@ import { DataSource } from 'typeorm';
 import { serviceDataSource } from '@checkout/testing';
 import {
   Answer,
-  ORDER,
+  ORDER_INTERNAL,
   call,
   checkout,
   checkoutBody,
@@ -17,7 +17,7 @@ import {
 
 /** A gate counter of the order service's /metrics (0 when the series does not exist yet). */
 async function gateMetric(pattern: RegExp): Promise<number> {
-  const text = await (await fetch(`${ORDER}/metrics`)).text();
+  const text = await (await fetch(`${ORDER_INTERNAL}/metrics`)).text();
   return [...text.matchAll(new RegExp(pattern.source, 'gm'))].reduce((n, m) => n + Number(m[1]), 0);
 }
 /** Takes that found Redis down and took the database path. */

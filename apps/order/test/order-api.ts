@@ -1,9 +1,12 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { loadStackConfig } from '@checkout/testing';
 
-const ports = loadStackConfig().servicePorts;
+const stack = loadStackConfig();
+const ports = stack.servicePorts;
 /** Base URL of the running order service. */
 export const ORDER = `http://127.0.0.1:${ports.order}`;
+/** The order service's internal port: /metrics and /health/*. */
+export const ORDER_INTERNAL = `http://127.0.0.1:${stack.internalPorts.order}`;
 const INVENTORY = `http://127.0.0.1:${ports.inventory}`;
 
 /** Dev API keys of the seed tenants. */

@@ -22,7 +22,12 @@ export class AppModule {
   static register(config: PaymentConfig): DynamicModule {
     return {
       module: AppModule,
-      imports: [ServiceKitModule.forRoot({ config, database: DATABASE, aggregateType: 'payment' })],
+      imports: [ServiceKitModule.forRoot({
+          config,
+          database: DATABASE,
+          aggregateType: 'payment',
+          pspCredentials: true,
+        }),],
       controllers: [WebhooksController, PaymentsController],
       providers: [
         PaymentMetrics,

@@ -5,7 +5,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { PinoLogger } from 'nestjs-pino';
 import { Registry } from 'prom-client';
 import { OutboxWriter } from '@checkout/messaging';
-import { DEV_TENANTS, TenantRegistry } from '@checkout/service-kit';
+import { DEV_PSP_CREDENTIALS, DEV_TENANTS, PspCredentialRegistry, TenantRegistry } from '@checkout/service-kit';
 import { barrier, sagaEvent, serviceDataSource, waitFor } from '@checkout/testing';
 import { MovePaymentHandler } from '../src/payment/commands/move-payment/move-payment.handler';
 import { RequestRefundHandler } from '../src/payment/commands/refund-payment/refund-payment.handler';
@@ -43,7 +43,7 @@ describe('payment: inventory.reserved and order.cancelled of one order at the sa
     new PinoLogger({ pinoHttp: { level: 'silent' } }),
   );
   const handlers = paymentEventHandlers(tenants, new RequestRefundHandler(), move);
-  const recordChunk = recordAttempts(tenants);
+  const recordChunk = recordAttempts(tenants, new PspCredentialRegistry(DEV_PSP_CREDENTIALS));
 
   before(async () => {
     ds = await serviceDataSource('payment_svc', 8);

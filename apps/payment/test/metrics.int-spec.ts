@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { Registry } from 'prom-client';
 import { waitFor } from '@checkout/testing';
 import { PaymentMetrics } from '../src/payment/payment.metrics';
-import { PAYMENT } from './payment-stack';
+import { PAYMENT_INTERNAL } from './payment-stack';
 
 describe('payment: /metrics', () => {
   it('exports every payment metric, and the stuck gauges for each open state', async () => {
@@ -11,11 +11,11 @@ describe('payment: /metrics', () => {
     new PaymentMetrics(registry);
     const names = registry.getMetricsAsArray().map((m) => m.name);
     assert.ok(names.length >= 11);
-    const text = await (await fetch(`${PAYMENT}/metrics`)).text();
+    const text = await (await fetch(`${PAYMENT_INTERNAL}/metrics`)).text();
     for (const name of names) assert.match(text, new RegExp(`^# HELP ${name} `, 'm'), name);
     // Refreshed by every reconciliation round.
     await waitFor('stuck gauges of created, pending and unknown', async () => {
-      const t = await (await fetch(`${PAYMENT}/metrics`)).text();
+      const t = await (await fetch(`${PAYMENT_INTERNAL}/metrics`)).text();
       return ['created', 'pending', 'unknown'].every((s) =>
         new RegExp(`^payment_stuck_oldest_seconds\\{state="${s}"`, 'm').test(t),
       )

@@ -2,15 +2,25 @@ import { createHmac, randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { EventType, PayloadOf } from '@checkout/contracts';
 import { OutboxWriter } from '@checkout/messaging';
-import { DEV_TENANTS } from '@checkout/service-kit';
+import { DEV_PSP_CREDENTIALS, DEV_TENANTS } from '@checkout/service-kit';
 import { loadStackConfig, serviceDataSource, waitFor } from '@checkout/testing';
 
 /** Helpers of the payment integration specs: events in through the real outboxes, answers out over HTTP. */
 const config = loadStackConfig();
 export const PAYMENT = `http://127.0.0.1:${config.servicePorts.payment}`;
 export const PSP = `http://127.0.0.1:${config.servicePorts['psp-simulator']}`;
-export const ACME = DEV_TENANTS[0];
-export const GLOBEX = DEV_TENANTS[1];
+/** The payment service's /metrics and /health (its internal port). */
+export const PAYMENT_INTERNAL = `http://127.0.0.1:${config.internalPorts.payment}`;
+
+/** A dev seed tenant with its PSP account: the public id, the secret key (PSP calls only), the webhook secret. */
+const seedTenant = (i: number) => ({
+  ...DEV_TENANTS[i],
+  pspAccount: DEV_PSP_CREDENTIALS[i].accountId,
+  pspSecretKey: DEV_PSP_CREDENTIALS[i].secretKey,
+  webhookSecret: DEV_PSP_CREDENTIALS[i].webhookSecret,
+});
+export const ACME = seedTenant(0);
+export const GLOBEX = seedTenant(1);
 
 /** A payment as GET /v1/payments shows it. */
 export interface PaymentView {

@@ -7,6 +7,7 @@ import { transition } from '../src/payment/database/payment.repository';
 import {
   ACME,
   PAYMENT,
+  PAYMENT_INTERNAL,
   PSP,
   ledger,
   paymentIn,
@@ -117,7 +118,7 @@ describe('payment: the seed trace, refunds and the orphan sweep', () => {
       })
     ).json()) as { refunds: { refundId: string }[] };
     assert.ok(list.refunds.some((r) => r.refundId === parked.refund!.refundId));
-    const metrics = await (await fetch(`${PAYMENT}/metrics`)).text();
+    const metrics = await (await fetch(`${PAYMENT_INTERNAL}/metrics`)).text();
     assert.match(metrics, /payment_refunds_parked_total\{service="payment"\} [1-9]/);
     assert.equal((await ledger(orderId)).refunds.length, 0);
 
@@ -142,7 +143,7 @@ describe('payment: the seed trace, refunds and the orphan sweep', () => {
       method: 'POST',
       headers: {
         'content-type': 'application/json',
-        authorization: `Bearer ${ACME.pspAccount}`,
+        authorization: `Bearer ${ACME.pspSecretKey}`,
         'idempotency-key': reference,
       },
       body: JSON.stringify({ amount: 1234, currency: 'VND', token: 'tok_success', reference }),

@@ -10,7 +10,7 @@ export class AppModule {
   static register(config: PspSimulatorConfig): DynamicModule {
     return {
       module: AppModule,
-      imports: [ServiceKitModule.forRoot({ config })],
+      imports: [ServiceKitModule.forRoot({ config, pspCredentials: true })],
       controllers: [PspController],
       providers: [PspService],
     };

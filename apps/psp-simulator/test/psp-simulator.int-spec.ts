@@ -1,10 +1,12 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { DEV_PSP_CREDENTIALS } from '@checkout/service-kit';
 import { loadStackConfig, waitFor } from '@checkout/testing';
 
 const PSP = `http://127.0.0.1:${loadStackConfig().servicePorts['psp-simulator']}`;
-const auth = { authorization: 'Bearer acct_acme', 'content-type': 'application/json' };
+const [ACME_PSP, GLOBEX_PSP] = DEV_PSP_CREDENTIALS;
+const auth = { authorization: `Bearer ${ACME_PSP.secretKey}`, 'content-type': 'application/json' };
 
 /** The simulator's ledger of one reference. */
 interface Ledger {
@@ -95,7 +97,7 @@ describe('PSP simulator: the external system', () => {
     assert.ok(window.data.some((x) => x.id === c.id));
     const globex = (await (
       await fetch(`${PSP}/v1/charges?reference=${reference}`, {
-        headers: { authorization: 'Bearer acct_globex' },
+        headers: { authorization: `Bearer ${GLOBEX_PSP.secretKey}` },
       })
     ).json()) as { data: unknown[] };
     assert.equal(globex.data.length, 0, 'accounts do not see each other');

@@ -104,7 +104,8 @@ export async function waitForSaga(
 
 /** The value of one Prometheus sample of the tracker's /metrics, or undefined. */
 export async function metricValue(name: string, labels: Record<string, string>): Promise<number | undefined> {
-  const text = await (await fetch(`${TRACKER_URL}/metrics`, { signal: AbortSignal.timeout(10_000) })).text();
+  const internal = `http://127.0.0.1:${loadStackConfig().internalPorts['saga-tracker']}`;
+  const text = await (await fetch(`${internal}/metrics`, { signal: AbortSignal.timeout(10_000) })).text();
   for (const line of text.split('\n')) {
     const m = /^([a-z_]+)\{([^}]*)\} (\S+)$/.exec(line);
     if (!m || m[1] !== name) continue;

@@ -25,6 +25,9 @@ const int = (name: string, fallback: number): number => {
   return value;
 };
 
+/** INTERNAL_PORT of every service in the local stack is its PORT plus this. */
+export const INTERNAL_PORT_OFFSET = 6000;
+
 /** The local stack's settings, read once from the environment (every port overridable). */
 export interface StackConfig {
   dir: string;
@@ -35,6 +38,8 @@ export interface StackConfig {
   connect: { port: number; url: string };
   redis: { port: number; url: string };
   servicePorts: Record<string, number>;
+  /** Each service's internal port (/metrics, /health/*): its API port + 6000, so offset stacks never collide. */
+  internalPorts: Record<string, number>;
   /** Password of every service's dev login role (dev only; production reads secrets from the environment). */
   devDbPassword: string;
   cdc: { user: string; password: string };
@@ -45,6 +50,7 @@ export function loadStackConfig(): StackConfig {
   const kafkaPort = int('KAFKA_PORT', 59092);
   const connectPort = int('CONNECT_PORT', 58083);
   const redisPort = int('REDIS_PORT', 56379);
+  const servicePorts = Object.fromEntries(SERVICES.map((s) => [s.name, int(s.portEnv, s.defaultPort)]));
   return {
     dir,
     logs: join(dir, 'logs'),
@@ -61,7 +67,10 @@ export function loadStackConfig(): StackConfig {
     },
     connect: { port: connectPort, url: `http://127.0.0.1:${connectPort}` },
     redis: { port: redisPort, url: `redis://127.0.0.1:${redisPort}` },
-    servicePorts: Object.fromEntries(SERVICES.map((s) => [s.name, int(s.portEnv, s.defaultPort)])),
+    servicePorts,
+    internalPorts: Object.fromEntries(
+      Object.entries(servicePorts).map(([name, port]) => [name, port + INTERNAL_PORT_OFFSET]),
+    ),
     devDbPassword: process.env.DEV_DB_PASSWORD ?? 'dev-password',
     cdc: { user: 'debezium', password: process.env.CDC_DB_PASSWORD ?? 'debezium-dev' },
   };

@@ -15,6 +15,7 @@ export function serviceEnv(config: StackConfig, name: string): Record<string, st
     NODE_ENV: process.env.NODE_ENV ?? 'development',
     SERVICE_NAME: name,
     PORT: String(config.servicePorts[name]),
+    INTERNAL_PORT: String(config.internalPorts[name]),
     KAFKA_BROKERS: config.kafka.bootstrap,
     REDIS_URL: config.redis.url,
     PSP_URL: `http://127.0.0.1:${config.servicePorts['psp-simulator']}`,
@@ -77,9 +78,9 @@ export function serviceEnv(config: StackConfig, name: string): Record<string, st
   return env;
 }
 
-/** Whether a service answers its readiness probe. */
+/** Whether a service answers its readiness probe (on its internal port). */
 export async function serviceReady(config: StackConfig, name: string): Promise<boolean> {
-  const res = await fetch(`http://127.0.0.1:${config.servicePorts[name]}/health/ready`, {
+  const res = await fetch(`http://127.0.0.1:${config.internalPorts[name]}/health/ready`, {
     signal: AbortSignal.timeout(2000),
   });
   return res.status === 200;

@@ -1,5 +1,12 @@
-import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus } from '@nestjs/common';
-import { Response } from 'express';
+import {
+  ArgumentsHost,
+  Catch,
+  ExceptionFilter,
+  HttpException,
+  HttpStatus,
+  LoggerService,
+} from '@nestjs/common';
+import { Request, Response } from 'express';
 import { z } from 'zod';
 
 /** An expected failure with a stable code, answered as `{ error, message, ...details }`. */
@@ -37,11 +44,18 @@ const STATUS_CODES: Record<number, string> = {
   429: 'TOO_MANY_REQUESTS',
 };
 
-/** Turns every error into the product's error shape; unexpected errors become 500 INTERNAL without details. */
+/**
+ * Turns every error into the product's error shape; an unexpected error becomes 500 INTERNAL without details
+ * and its real cause (message, stack, route) is logged here, once. Nothing is rethrown: the answer is complete
+ * and the keep-alive connection stays usable.
+ */
 @Catch()
 export class ApiErrorFilter implements ExceptionFilter {
+  constructor(private readonly logger?: Pick<LoggerService, 'error'>) {}
+
   catch(error: unknown, host: ArgumentsHost): void {
-    const res = host.switchToHttp().getResponse<Response>();
+    const http = host.switchToHttp();
+    const res = http.getResponse<Response>();
     if (error instanceof ApiError) {
       res.status(error.status).json({ error: error.code, message: error.message, ...error.details });
       return;
@@ -61,7 +75,21 @@ export class ApiErrorFilter implements ExceptionFilter {
       res.status(status).json({ error: STATUS_CODES[status] ?? `HTTP_${status}`, message: error.message });
       return;
     }
+    const req = http.getRequest<Request>();
+    const cause = {
+      err: error instanceof Error ? error : new Error(String(error)),
+      method: req?.method,
+      url: req?.originalUrl ?? req?.url,
+    };
+    // Nest's LoggerService contract: the last argument is the context; pino takes the message from `msg`.
+    if (this.logger)
+      this.logger.error({ ...cause, msg: 'unexpected error: answered 500 INTERNAL' }, 'ApiErrorFilter');
+    else console.error(JSON.stringify({ level: 'error', msg: 'unexpected error', err: String(error) }));
+    // Part of a response already went out: it cannot be completed, so the connection cannot be reused.
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
     res.status(500).json({ error: 'INTERNAL', message: 'internal error' });
-    throw error; // let Nest's logger record it
   }
 }

@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import { EventType, SagaEvent } from '@checkout/contracts';
 import { BatchEventConsumer, BatchEventHandler, parseBrokers } from '@checkout/messaging';
 import { BaseConfig } from './config';
-import { LagWatch, shutdownOnFatal } from './consumer-lifecycle';
+import { BackgroundStart, LagWatch, shutdownOnFatal } from './consumer-lifecycle';
 
 /** What a service says about one hot topic it consumes in batches (group commit). */
 export interface BatchConsumerSpec<T extends EventType> {
@@ -20,11 +20,12 @@ export interface BatchConsumerSpec<T extends EventType> {
  * Runs a BatchEventConsumer the way ConsumerHost runs the per-event one: the inbox name is the service's (an
  * event either consumer applied is a duplicate for the other), on its first start the group continues from the
  * service's per-event group offsets, a consumer dead for good shuts the service down for a restart, and its
- * lag is on /metrics.
+ * lag is on /metrics. The group join happens in the background (BackgroundStart): start() returns at once.
  */
 export class BatchConsumerRunner<T extends EventType> {
   private consumer?: BatchEventConsumer<T>;
   private lag?: LagWatch;
+  private starter?: BackgroundStart;
 
   constructor(
     private readonly config: BaseConfig,
@@ -34,33 +35,47 @@ export class BatchConsumerRunner<T extends EventType> {
     private readonly spec: BatchConsumerSpec<T>,
   ) {}
 
-  async start(): Promise<void> {
+  start(): Promise<void> {
     const name = this.config.SERVICE_NAME;
     const groupId = `${name}-${this.spec.purpose}`;
     const brokers = parseBrokers(this.config.KAFKA_BROKERS);
-    this.consumer = new BatchEventConsumer({
-      topic: this.spec.topic,
+    this.starter = new BackgroundStart(
       groupId,
-      inboxName: name,
-      takeOverFrom: name,
-      brokers,
-      dataSource: this.dataSource,
-      batchSize: this.spec.batchSize,
-      logger: this.logger.logger,
-      registry: this.registry,
-      handler: this.spec.handler,
-      around: this.spec.around,
-      onFatal: shutdownOnFatal(this.logger, `batch consumer ${groupId}`),
-    });
-    await this.consumer.start();
-    this.lag = new LagWatch(this.config, this.registry, this.logger, groupId, [this.spec.topic]);
-    this.logger.info(
-      { groupId, topic: this.spec.topic, batchSize: this.spec.batchSize },
-      'batch consumer started',
+      this.logger,
+      async () => {
+        const consumer = new BatchEventConsumer({
+          topic: this.spec.topic,
+          groupId,
+          inboxName: name,
+          takeOverFrom: name,
+          brokers,
+          dataSource: this.dataSource,
+          batchSize: this.spec.batchSize,
+          logger: this.logger.logger,
+          registry: this.registry,
+          handler: this.spec.handler,
+          around: this.spec.around,
+          onFatal: shutdownOnFatal(this.logger, `batch consumer ${groupId}`),
+        });
+        this.consumer = consumer;
+        await consumer.start();
+        if (this.starter?.isStopped) return;
+        this.lag = new LagWatch(this.config, this.registry, this.logger, groupId, [this.spec.topic]);
+        this.logger.info(
+          { groupId, topic: this.spec.topic, batchSize: this.spec.batchSize },
+          'batch consumer started',
+        );
+      },
+      async () => {
+        await this.consumer?.stop();
+        this.consumer = undefined;
+      },
     );
+    return Promise.resolve();
   }
 
   async stop(): Promise<void> {
+    this.starter?.stop();
     await this.lag?.stop();
     await this.consumer?.stop();
   }

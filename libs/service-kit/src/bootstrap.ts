@@ -1,5 +1,6 @@
 import 'reflect-metadata';
-import { IncomingMessage } from 'node:http';
+import { IncomingMessage, Server, createServer } from 'node:http';
+import { AddressInfo, Socket } from 'node:net';
 import { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
@@ -7,7 +8,7 @@ import { Logger } from 'nestjs-pino';
 import { NextFunction, Request, Response, json } from 'express';
 import { DataSource } from 'typeorm';
 import { ApiErrorFilter } from './api-error';
-import { BaseConfig } from './config';
+import { BaseConfig, internalPort } from './config';
 import { ServiceKitOptions, dataSourceOptions } from './service-kit.module';
 
 /** How a service's HTTP layer differs from the kit's defaults. */
@@ -19,7 +20,7 @@ export interface BootstrapOptions {
   rawBody?: boolean;
 }
 
-/** Creates a service's application, configured but not listening: JSON logs, body limit, error shape, SIGTERM. */
+/** Creates a service's application, configured but not listening: JSON logs, body limit, error shape, headers. */
 export async function createService(
   module: Parameters<typeof NestFactory.create>[0],
   config: BaseConfig,
@@ -29,7 +30,10 @@ export async function createService(
     bufferLogs: true,
     bodyParser: false,
   });
-  app.useLogger(app.get(Logger));
+  const logger = app.get(Logger);
+  app.useLogger(logger);
+  app.use(securityHeaders);
+  app.use(splitInternalRoutes);
   app.use(
     json({
       limit: config.BODY_LIMIT,
@@ -46,10 +50,70 @@ export async function createService(
   // Answer body-parser's errors here, while their `type` is known: past this point Nest turns a JSON syntax
   // error into a bare 400 carrying the parser's message.
   app.use(bodyParserErrors);
-  app.useGlobalFilters(new ApiErrorFilter());
-  app.enableShutdownHooks(['SIGTERM', 'SIGINT']);
+  app.useGlobalFilters(new ApiErrorFilter(logger));
   app.set('x-powered-by', false);
   return app;
+}
+
+/** Every answer: never MIME-sniffed, never cached (answers are per tenant and change with every request). */
+export function securityHeaders(_req: Request, res: Response, next: NextFunction): void {
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.setHeader('Cache-Control', 'no-store');
+  next();
+}
+
+const INTERNAL_SOCKET = Symbol('internal-port-socket');
+const INTERNAL_ROUTE = /^\/(metrics|health)(\/|$)/;
+
+/**
+ * /metrics and /health/* answer only on the internal port, everything else only on the API port: a connection
+ * accepted by the internal server (listenService) is marked, and a route asked on the wrong port is a 404.
+ */
+export function splitInternalRoutes(req: Request, res: Response, next: NextFunction): void {
+  const onInternalPort = (req.socket as Socket & { [INTERNAL_SOCKET]?: true })[INTERNAL_SOCKET] === true;
+  if (onInternalPort === INTERNAL_ROUTE.test(req.path)) {
+    next();
+    return;
+  }
+  res.status(404).json({ error: 'NOT_FOUND', message: `Cannot ${req.method} ${req.path}` });
+}
+
+/** A service listening on its API port and on its internal port. */
+export interface RunningService {
+  app: INestApplication;
+  apiPort: number;
+  internalPort: number;
+  /** Runs the app's shutdown hooks (consumers drain, workers finish), then closes both ports. */
+  close(): Promise<void>;
+}
+
+/** Listens on `ports.api` (the API) and `ports.internal` (/metrics, /health/*); 0 picks a free port. */
+export async function listenService(
+  app: INestApplication,
+  ports: { api: number; internal: number },
+  host = '0.0.0.0',
+): Promise<RunningService> {
+  await app.listen(ports.api, host);
+  const internal: Server = createServer(app.getHttpAdapter().getInstance());
+  internal.on('connection', (socket: Socket & { [INTERNAL_SOCKET]?: true }) => {
+    socket[INTERNAL_SOCKET] = true;
+  });
+  await new Promise<void>((resolve, reject) => {
+    internal.once('error', reject);
+    internal.listen(ports.internal, host, () => resolve());
+  });
+  return {
+    app,
+    apiPort: (app.getHttpServer().address() as AddressInfo).port,
+    internalPort: (internal.address() as AddressInfo).port,
+    close: async () => {
+      try {
+        await app.close();
+      } finally {
+        await new Promise<void>((resolve) => internal.close(() => resolve()));
+      }
+    },
+  };
 }
 
 /** Express error middleware for the JSON parser: malformed JSON, oversized body, unsupported charset. */
@@ -73,15 +137,51 @@ export function bodyParserErrors(error: unknown, _req: Request, res: Response, n
   }
 }
 
-/** Creates and starts a service on `config.PORT` (see createService). */
+/**
+ * Creates and starts a service on `config.PORT` and its internal port (see createService, listenService).
+ * SIGTERM/SIGINT close it gracefully; past SHUTDOWN_TIMEOUT_MS the process exits with code 1 anyway.
+ */
 export async function bootstrapService(
   module: Parameters<typeof NestFactory.create>[0],
   config: BaseConfig,
   options: BootstrapOptions = {},
-): Promise<INestApplication> {
+): Promise<RunningService> {
   const app = await createService(module, config, options);
-  await app.listen(config.PORT, '0.0.0.0');
-  return app;
+  const running = await listenService(app, { api: config.PORT, internal: internalPort(config) });
+  exitGracefullyOn(['SIGTERM', 'SIGINT'], running, config.SHUTDOWN_TIMEOUT_MS, app.get(Logger));
+  return running;
+}
+
+/** On the first of `signals`: close the service, then exit; a close that takes longer than `timeoutMs` is cut. */
+export function exitGracefullyOn(
+  signals: NodeJS.Signals[],
+  running: Pick<RunningService, 'close'>,
+  timeoutMs: number,
+  logger: Pick<Logger, 'log' | 'error'>,
+  exit: (code: number) => void = (code) => process.exit(code),
+): void {
+  let closing = false;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (closing) return;
+    closing = true;
+    logger.log({ signal, timeoutMs }, 'shutting down');
+    const deadline = setTimeout(() => {
+      logger.error({ signal, timeoutMs }, 'shutdown took longer than SHUTDOWN_TIMEOUT_MS: exiting now');
+      exit(1);
+    }, timeoutMs);
+    running.close().then(
+      () => {
+        clearTimeout(deadline);
+        exit(typeof process.exitCode === 'number' ? process.exitCode : 0);
+      },
+      (error: unknown) => {
+        clearTimeout(deadline);
+        logger.error({ err: error }, 'shutdown failed');
+        exit(1);
+      },
+    );
+  };
+  for (const signal of signals) process.on(signal, onSignal);
 }
 
 /** The body of a service's migrate.ts: runs its pending migrations, each in its own transaction. */

@@ -4,12 +4,20 @@ import { z } from 'zod';
 export const BaseConfigSchema = z.object({
   SERVICE_NAME: z.string().min(1),
   PORT: z.coerce.number().int().min(1).max(65535),
+  /**
+   * Port of /metrics and /health/* (probes and Prometheus only; never exposed with the API). Default PORT + 6000
+   * (see internalPort).
+   */
+  INTERNAL_PORT: z.coerce.number().int().min(1).max(65535).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   KAFKA_BROKERS: z.string().min(1),
   DATABASE_URL: z.string().url().optional(),
   /** Largest accepted HTTP body. */
   BODY_LIMIT: z.string().default('64kb'),
-  /** How long SIGTERM may take: consumers drain, HTTP finishes in-flight requests. */
+  /**
+   * How long SIGTERM may take (consumers drain, in-flight HTTP requests and PSP calls finish) before the process
+   * exits anyway with code 1.
+   */
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(1000).default(20_000),
   /** Replication slot of the service's outbox connector; default `<service>_outbox` (infra/debezium). */
   OUTBOX_SLOT_NAME: z.string().min(1).optional(),
@@ -49,4 +57,12 @@ export function messagingSettings(config: BaseConfig) {
     outboxRetentionMs: config.OUTBOX_RETENTION_MS ?? 24 * 3_600_000,
     inboxRetentionMs: config.INBOX_RETENTION_MS ?? 8 * 24 * 3_600_000,
   };
+}
+
+/** The port of /metrics and /health/*: INTERNAL_PORT, or PORT + 6000 (the local stack's convention). */
+export function internalPort(config: Pick<BaseConfig, 'PORT' | 'INTERNAL_PORT'>): number {
+  const port = config.INTERNAL_PORT ?? config.PORT + 6000;
+  if (port === config.PORT) throw new ConfigError('INTERNAL_PORT must differ from PORT');
+  if (port > 65535) throw new ConfigError(`INTERNAL_PORT is required when PORT + 6000 exceeds 65535`);
+  return port;
 }

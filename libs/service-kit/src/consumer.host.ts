@@ -11,17 +11,19 @@ import { Registry } from 'prom-client';
 import { EventConsumer, HandlerMap, parseBrokers } from '@checkout/messaging';
 import { withEventSpan } from '@checkout/tracing';
 import { BaseConfig } from './config';
-import { LagWatch, shutdownOnFatal } from './consumer-lifecycle';
+import { BackgroundStart, LagWatch, shutdownOnFatal } from './consumer-lifecycle';
 import { EVENT_HANDLERS, METRICS_REGISTRY, SERVICE_CONFIG } from './tokens';
 
 /**
- * Runs the service's event consumer for the lifetime of the app; SIGTERM drains it before the DB closes.
+ * Runs the service's event consumer for the lifetime of the app; SIGTERM drains it before the DB closes. The
+ * group join happens in the background (BackgroundStart): the HTTP port does not wait for Kafka.
  * A service lists it in its module's providers next to `{ provide: EVENT_HANDLERS, useFactory, inject }`.
  */
 @Injectable()
 export class ConsumerHost implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private consumer?: EventConsumer;
   private lag?: LagWatch;
+  private starter?: BackgroundStart;
 
   constructor(
     @Inject(SERVICE_CONFIG) private readonly config: BaseConfig,
@@ -33,30 +35,39 @@ export class ConsumerHost implements OnApplicationBootstrap, BeforeApplicationSh
     logger.setContext('ConsumerHost');
   }
 
-  async onApplicationBootstrap(): Promise<void> {
+  onApplicationBootstrap(): void {
     if (!this.handlers || !this.dataSource || Object.keys(this.handlers).length === 0) return;
-    this.consumer = new EventConsumer({
-      name: this.config.SERVICE_NAME,
-      brokers: parseBrokers(this.config.KAFKA_BROKERS),
-      dataSource: this.dataSource,
-      handlers: this.handlers,
-      registry: this.registry,
-      logger: this.logger.logger,
-      around: (event, fn) => withEventSpan(event, this.config.SERVICE_NAME, fn),
-      onFatal: shutdownOnFatal(this.logger, 'consumer'),
-    });
-    await this.consumer.start();
-    this.logger.info({ topics: this.consumer.topics }, 'consumer started');
-    this.lag = new LagWatch(
-      this.config,
-      this.registry,
-      this.logger,
+    const dataSource = this.dataSource;
+    const handlers = this.handlers;
+    this.starter = new BackgroundStart(
       this.config.SERVICE_NAME,
-      this.consumer.topics,
+      this.logger,
+      async () => {
+        const consumer = new EventConsumer({
+          name: this.config.SERVICE_NAME,
+          brokers: parseBrokers(this.config.KAFKA_BROKERS),
+          dataSource,
+          handlers,
+          registry: this.registry,
+          logger: this.logger.logger,
+          around: (event, fn) => withEventSpan(event, this.config.SERVICE_NAME, fn),
+          onFatal: shutdownOnFatal(this.logger, 'consumer'),
+        });
+        this.consumer = consumer;
+        await consumer.start();
+        if (this.starter?.isStopped) return;
+        this.logger.info({ topics: consumer.topics }, 'consumer started');
+        this.lag = new LagWatch(this.config, this.registry, this.logger, this.config.SERVICE_NAME, consumer.topics);
+      },
+      async () => {
+        await this.consumer?.stop();
+        this.consumer = undefined;
+      },
     );
   }
 
   async beforeApplicationShutdown(): Promise<void> {
+    this.starter?.stop();
     await this.lag?.stop();
     await this.consumer?.stop();
     this.logger.info('consumer stopped');

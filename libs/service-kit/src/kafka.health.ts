@@ -4,8 +4,12 @@ import { Admin } from 'kafkajs';
 import { createKafka, parseBrokers } from '@checkout/messaging';
 import { SERVICE_CONFIG } from './tokens';
 import { BaseConfig } from './config';
+import { consumerStates } from './consumer-lifecycle';
 
-/** Readiness of the Kafka cluster: the broker answers a metadata request within a second. */
+/**
+ * The Kafka cluster as readiness reports it: whether a broker answers a metadata request within a second, and
+ * the state of each consumer of the process. Always "up": Kafka is reported, it does not gate readiness.
+ */
 @Injectable()
 export class KafkaHealthIndicator implements OnModuleDestroy {
   private admin?: Admin;
@@ -15,8 +19,9 @@ export class KafkaHealthIndicator implements OnModuleDestroy {
     @Inject(SERVICE_CONFIG) private readonly config: BaseConfig,
   ) {}
 
-  async check(key = 'kafka') {
+  async report(key = 'kafka') {
     const indicator = this.health.check(key);
+    const consumers = Object.fromEntries(consumerStates);
     try {
       if (!this.admin) {
         this.admin = createKafka(
@@ -31,11 +36,11 @@ export class KafkaHealthIndicator implements OnModuleDestroy {
           setTimeout(() => reject(new Error('kafka metadata timeout')), 1000),
         ),
       ]);
-      return indicator.up({ brokers: cluster.brokers.length });
+      return indicator.up({ reachable: true, brokers: cluster.brokers.length, consumers });
     } catch (error) {
       await this.admin?.disconnect().catch(() => undefined);
       this.admin = undefined;
-      return indicator.down({ message: (error as Error).message });
+      return indicator.up({ reachable: false, message: (error as Error).message, consumers });
     }
   }
 

@@ -12,7 +12,7 @@ import { KafkaHealthIndicator } from './kafka.health';
 import { MetricsController } from './metrics.controller';
 import { OutboxMonitorHost } from './outbox-monitor.host';
 import { TracingShutdown } from './tracing.shutdown';
-import { TenantGuard, TenantRegistry } from './tenancy';
+import { PspCredentialRegistry, TenantGuard, TenantRegistry } from './tenancy';
 import { HAS_DATABASE, METRICS_REGISTRY, OUTBOX_WRITER, SERVICE_CONFIG } from './tokens';
 
 /** What a service tells the kit about itself. */
@@ -28,7 +28,23 @@ export interface ServiceKitOptions {
    * its relay gauges and messaging retention run too.
    */
   aggregateType?: string;
+  /**
+   * Whether the service needs the tenants' PSP accounts and secrets (TENANT_PSP_CREDENTIALS): only payment and
+   * the PSP simulator. The other services never read, hold or can log them.
+   */
+  pspCredentials?: boolean;
 }
+
+/** Log fields pino replaces with [Redacted]: credentials never reach a log line. */
+export const REDACTED_LOG_PATHS = [
+  'req.headers.authorization',
+  'req.headers["psp-signature"]',
+  'req.headers.cookie',
+  'res.headers["set-cookie"]',
+  '*.secretKey',
+  '*.webhookSecret',
+  '*.authorization',
+];
 
 /** TypeORM options of a service database: migrations only, never synchronize. */
 export function dataSourceOptions(
@@ -65,6 +81,9 @@ export class ServiceKitModule {
       },
       { provide: TenantRegistry, useValue: TenantRegistry.fromEnv() },
       TenantGuard,
+      ...(options.pspCredentials
+        ? [{ provide: PspCredentialRegistry, useValue: PspCredentialRegistry.fromEnv() }]
+        : []),
       KafkaHealthIndicator,
       TracingShutdown,
     ];
@@ -75,7 +94,7 @@ export class ServiceKitModule {
           level: options.config.LOG_LEVEL,
           base: { service: options.config.SERVICE_NAME },
           autoLogging: { ignore: (req) => req.url?.startsWith('/health') === true || req.url === '/metrics' },
-          redact: ['req.headers.authorization', 'req.headers["psp-signature"]'],
+          redact: REDACTED_LOG_PATHS,
         },
       }),
     ];
@@ -90,7 +109,14 @@ export class ServiceKitModule {
       imports,
       controllers: [HealthController, MetricsController],
       providers,
-      exports: [SERVICE_CONFIG, METRICS_REGISTRY, OUTBOX_WRITER, TenantRegistry, TenantGuard],
+      exports: [
+        SERVICE_CONFIG,
+        METRICS_REGISTRY,
+        OUTBOX_WRITER,
+        TenantRegistry,
+        TenantGuard,
+        ...(options.pspCredentials ? [PspCredentialRegistry] : []),
+      ],
     };
   }
 }

@@ -3,23 +3,43 @@ import { CanActivate, ExecutionContext, Injectable, createParamDecorator } from 
 import { Request } from 'express';
 import { z } from 'zod';
 import { ApiError } from './api-error';
+import { ConfigError } from './config';
 
-/** A merchant of the platform, as the services know it. */
+/** A merchant of the platform, as every service knows it: an id and the hash of its API key, no other secret. */
 export interface Tenant {
   id: string;
   /** sha256 hex of the API key: the key itself is never stored. */
   apiKeySha256: string;
-  /** Secret the PSP signs this tenant's webhooks with. */
-  webhookSecret: string;
-  /** The tenant's account at the PSP (marketplaces may have one per merchant). */
-  pspAccount: string;
 }
 
-const TenantSchema = z.object({
-  id: z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/),
+/**
+ * A tenant's account at the PSP, known to the payment service only (and to the PSP): `accountId` is public
+ * (rows, metric labels, webhook bodies); `secretKey` goes only into the PSP's Authorization header.
+ */
+export interface PspCredentials {
+  tenantId: string;
+  /** The public account id, e.g. `acct_acme` (marketplaces may have one per merchant). */
+  accountId: string;
+  /** The PSP API secret key of that account: never logged, stored or used as a label. */
+  secretKey: string;
+  /** Secret the PSP signs this tenant's webhooks with. */
+  webhookSecret: string;
+}
+
+const TenantId = z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/);
+
+// strict(): a TENANTS entry still carrying PSP secrets (the old format) is refused, not silently kept in
+// the memory of every service.
+const TenantSchema = z.strictObject({
+  id: TenantId,
   apiKeySha256: z.string().regex(/^[0-9a-f]{64}$/),
-  webhookSecret: z.string().min(16),
-  pspAccount: z.string().min(1),
+});
+
+const PspCredentialsSchema = z.strictObject({
+  tenantId: TenantId,
+  accountId: z.string().regex(/^[A-Za-z0-9_-]{1,128}$/),
+  secretKey: z.string().regex(/^[\x21-\x7e]{16,256}$/),
+  webhookSecret: z.string().regex(/^[\x21-\x7e]{16,256}$/),
 });
 
 /** sha256 hex of an API key. */
@@ -27,32 +47,79 @@ export const hashApiKey = (key: string): string => createHash('sha256').update(k
 
 /** The dev seed of PRODUCT.md section 3: only when DEV_SEED=true; production reads TENANTS from a secret. */
 export const DEV_TENANTS: Tenant[] = [
+  { id: 'acme', apiKeySha256: hashApiKey('acme-dev-key') },
+  { id: 'globex', apiKeySha256: hashApiKey('globex-dev-key') },
+];
+
+/** The PSP accounts of the dev seed (DEV_SEED=true, in the services that ask for them). */
+export const DEV_PSP_CREDENTIALS: PspCredentials[] = [
   {
-    id: 'acme',
-    apiKeySha256: hashApiKey('acme-dev-key'),
+    tenantId: 'acme',
+    accountId: 'acct_acme',
+    secretKey: 'sk_test_acme_dev_0123456789',
     webhookSecret: 'whsec_acme_dev_0123456789',
-    pspAccount: 'acct_acme',
   },
   {
-    id: 'globex',
-    apiKeySha256: hashApiKey('globex-dev-key'),
+    tenantId: 'globex',
+    accountId: 'acct_globex',
+    secretKey: 'sk_test_globex_dev_0123456789',
     webhookSecret: 'whsec_globex_dev_0123456789',
-    pspAccount: 'acct_globex',
   },
 ];
+
+/**
+ * Parses a JSON array secret (TENANTS, TENANT_PSP_CREDENTIALS) without ever echoing it: neither JSON.parse's
+ * message (which quotes the input) nor zod's received values reach the error, only positions and field names.
+ */
+export function parseSecretList<T>(name: string, raw: string | undefined, schema: z.ZodType<T>): T[] {
+  if (raw === undefined || raw.trim() === '') return [];
+  let json: unknown;
+  try {
+    json = JSON.parse(raw);
+  } catch {
+    throw new ConfigError(`${name} is not valid JSON (${raw.length} characters; content not shown)`);
+  }
+  if (!Array.isArray(json)) throw new ConfigError(`${name} must be a JSON array`);
+  return json.map((entry, i) => {
+    const r = schema.safeParse(entry);
+    if (r.success) return r.data;
+    const fields = r.error.issues.map((issue) =>
+      issue.code === 'unrecognized_keys'
+        ? `unexpected field(s) ${issue.keys.join(', ')}`
+        : `${issue.path.join('.') || '(entry)'} is missing or malformed`,
+    );
+    throw new ConfigError(`${name}[${i}]: ${[...new Set(fields)].join('; ')}`);
+  });
+}
+
+/** Refuses two entries with the same value of `key`: the later one would otherwise silently win. */
+function refuseDuplicates<T>(name: string, entries: T[], key: (e: T) => string, what: string): void {
+  const seen = new Set<string>();
+  entries.forEach((e, i) => {
+    const k = key(e);
+    if (seen.has(k)) throw new ConfigError(`${name}[${i}]: duplicate ${what}`);
+    seen.add(k);
+  });
+}
 
 /** The tenants known to a service: from TENANTS (JSON array) and, in dev, the seed. */
 export class TenantRegistry {
   private readonly byId = new Map<string, Tenant>();
 
   constructor(tenants: Tenant[]) {
-    for (const t of tenants) this.byId.set(t.id, TenantSchema.parse(t));
+    const parsed = tenants.map((t) => TenantSchema.parse(t));
+    refuseDuplicates('tenants', parsed, (t) => t.id, 'tenant id');
+    refuseDuplicates('tenants', parsed, (t) => t.apiKeySha256, 'API key');
+    for (const t of parsed) this.byId.set(t.id, t);
   }
 
   /** Reads TENANTS (a JSON array of Tenant) and adds the dev seed when DEV_SEED=true. */
   static fromEnv(env: NodeJS.ProcessEnv = process.env): TenantRegistry {
-    const configured = env.TENANTS ? (JSON.parse(env.TENANTS) as Tenant[]) : [];
-    return new TenantRegistry([...(env.DEV_SEED === 'true' ? DEV_TENANTS : []), ...configured]);
+    const configured = parseSecretList('TENANTS', env.TENANTS, TenantSchema);
+    const all = [...(env.DEV_SEED === 'true' ? DEV_TENANTS : []), ...configured];
+    refuseDuplicates('TENANTS', all, (t) => t.id, 'tenant id (or one of the dev seed)');
+    refuseDuplicates('TENANTS', all, (t) => t.apiKeySha256, 'API key');
+    return new TenantRegistry(all);
   }
 
   get(id: string): Tenant | undefined {
@@ -70,6 +137,62 @@ export class TenantRegistry {
       if (timingSafeEqual(hash, Buffer.from(t.apiKeySha256, 'hex'))) return t;
     }
     return undefined;
+  }
+}
+
+/**
+ * The PSP accounts of the tenants, from TENANT_PSP_CREDENTIALS (a JSON array of PspCredentials, a secret mounted
+ * in the payment service only) and, in dev, the seed. One account per tenant.
+ */
+export class PspCredentialRegistry {
+  private readonly byTenant = new Map<string, PspCredentials>();
+  private readonly byAccount = new Map<string, PspCredentials>();
+
+  constructor(credentials: PspCredentials[]) {
+    const parsed = credentials.map((c) => PspCredentialsSchema.parse(c));
+    refuseDuplicates('PSP credentials', parsed, (c) => c.tenantId, 'tenant id');
+    refuseDuplicates('PSP credentials', parsed, (c) => c.accountId, 'account id');
+    refuseDuplicates('PSP credentials', parsed, (c) => c.secretKey, 'secret key');
+    for (const c of parsed) {
+      this.byTenant.set(c.tenantId, c);
+      this.byAccount.set(c.accountId, c);
+    }
+  }
+
+  /** Reads TENANT_PSP_CREDENTIALS and adds the dev seed's accounts when DEV_SEED=true. */
+  static fromEnv(env: NodeJS.ProcessEnv = process.env): PspCredentialRegistry {
+    const configured = parseSecretList(
+      'TENANT_PSP_CREDENTIALS',
+      env.TENANT_PSP_CREDENTIALS,
+      PspCredentialsSchema,
+    );
+    const all = [...(env.DEV_SEED === 'true' ? DEV_PSP_CREDENTIALS : []), ...configured];
+    refuseDuplicates('TENANT_PSP_CREDENTIALS', all, (c) => c.tenantId, 'tenant id (or one of the dev seed)');
+    refuseDuplicates('TENANT_PSP_CREDENTIALS', all, (c) => c.accountId, 'account id');
+    refuseDuplicates('TENANT_PSP_CREDENTIALS', all, (c) => c.secretKey, 'secret key');
+    return new PspCredentialRegistry(all);
+  }
+
+  forTenant(tenantId: string): PspCredentials | undefined {
+    return this.byTenant.get(tenantId);
+  }
+
+  forAccount(accountId: string): PspCredentials | undefined {
+    return this.byAccount.get(accountId);
+  }
+
+  /** The account whose secret key this is, compared in constant time (the PSP side). */
+  bySecretKey(key: string): PspCredentials | undefined {
+    const given = createHash('sha256').update(key).digest();
+    let found: PspCredentials | undefined;
+    for (const c of this.byAccount.values()) {
+      if (timingSafeEqual(given, createHash('sha256').update(c.secretKey).digest())) found = c;
+    }
+    return found;
+  }
+
+  all(): PspCredentials[] {
+    return [...this.byAccount.values()];
   }
 }
 

@@ -7,8 +7,11 @@ import { loadStackConfig } from '@checkout/testing';
 export const TENANT_KEYS = { acme: 'acme-dev-key', globex: 'globex-dev-key' } as const;
 export type TenantName = keyof typeof TENANT_KEYS;
 
-const ports = loadStackConfig().servicePorts;
+const stack = loadStackConfig();
+const ports = stack.servicePorts;
 const url = (service: string) => `http://127.0.0.1:${ports[service]}`;
+/** A service's internal port: /metrics and /health/* are served there only. */
+const internalUrl = (service: string) => `http://127.0.0.1:${stack.internalPorts[service]}`;
 
 /** Base URLs of the five services of the running stack. */
 export const SERVICE_URLS = {
@@ -457,7 +460,10 @@ export async function metricValue(
   name: string,
   labels: Record<string, string> = {},
 ): Promise<number> {
-  const answer = await request('GET', `${SERVICE_URLS[service]}/metrics`);
+  const answer = await request(
+    'GET',
+    `${internalUrl(service === 'psp' ? 'psp-simulator' : service)}/metrics`,
+  );
   if (answer.status !== 200) throw new UnexpectedAnswer(`GET ${service} /metrics`, answer);
   let sum = 0;
   let seen = false;

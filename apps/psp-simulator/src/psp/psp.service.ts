@@ -1,6 +1,6 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { PinoLogger } from 'nestjs-pino';
-import { SERVICE_CONFIG, TenantRegistry } from '@checkout/service-kit';
+import { PspCredentialRegistry, SERVICE_CONFIG } from '@checkout/service-kit';
 import { PspSimulatorConfig } from '../config/psp-simulator.config';
 import { behaviourOf } from './domain/behaviour';
 import { PspJournal } from './psp.journal';
@@ -55,7 +55,7 @@ export class PspService implements OnApplicationBootstrap, OnApplicationShutdown
 
   constructor(
     @Inject(SERVICE_CONFIG) private readonly config: PspSimulatorConfig,
-    private readonly tenants: TenantRegistry,
+    private readonly accounts: PspCredentialRegistry,
     private readonly logger: PinoLogger,
   ) {
     logger.setContext('PspService');
@@ -70,10 +70,10 @@ export class PspService implements OnApplicationBootstrap, OnApplicationShutdown
     };
   }
 
-  /** The account a secret key belongs to: in this simulator the key is the account id itself. */
+  /** The account id a secret key belongs to (compared in constant time), like a real PSP's API keys. */
   accountOf(key: string | undefined): string | undefined {
     if (!key) return undefined;
-    return this.tenants.all().find((t) => t.pspAccount === key)?.pspAccount;
+    return this.accounts.bySecretKey(key)?.accountId;
   }
 
   /** Creates (or replays) a charge and waits as the token says before answering. */
@@ -227,8 +227,8 @@ export class PspService implements OnApplicationBootstrap, OnApplicationShutdown
 
   /** Posts one event, signed with the tenant's secret, retrying with backoff until 2xx or out of attempts. */
   async deliver(event: WebhookEvent): Promise<number | null> {
-    const tenant = this.tenants.all().find((t) => t.pspAccount === event.account);
-    if (!tenant) return null;
+    const account = this.accounts.forAccount(event.account);
+    if (!account) return null;
     const body = JSON.stringify(event);
     let status: number | null = null;
     for (let attempt = 1; attempt <= this.config.PSP_SIM_WEBHOOK_ATTEMPTS && !this.stopped; attempt++) {
@@ -238,7 +238,7 @@ export class PspService implements OnApplicationBootstrap, OnApplicationShutdown
           method: 'POST',
           headers: {
             'content-type': 'application/json',
-            'psp-signature': signatureHeader(tenant.webhookSecret, body),
+            'psp-signature': signatureHeader(account.webhookSecret, body),
           },
           body,
           signal: AbortSignal.timeout(10_000),

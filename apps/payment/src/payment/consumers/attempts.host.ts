@@ -2,7 +2,13 @@ import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap }
 import { PinoLogger } from 'nestjs-pino';
 import { Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
-import { BatchConsumerRunner, METRICS_REGISTRY, SERVICE_CONFIG, TenantRegistry } from '@checkout/service-kit';
+import {
+  BatchConsumerRunner,
+  METRICS_REGISTRY,
+  PspCredentialRegistry,
+  SERVICE_CONFIG,
+  TenantRegistry,
+} from '@checkout/service-kit';
 import { withEventSpan } from '@checkout/tracing';
 import { PaymentConfig } from '../../config/payment.config';
 import { recordAttempts } from './payment-events.consumer';
@@ -22,6 +28,7 @@ export class AttemptsConsumerHost implements OnApplicationBootstrap, BeforeAppli
     logger: PinoLogger,
     dataSource: DataSource,
     tenants: TenantRegistry,
+    accounts: PspCredentialRegistry,
   ) {
     logger.setContext('AttemptsConsumerHost');
     const name = config.SERVICE_NAME;
@@ -29,7 +36,7 @@ export class AttemptsConsumerHost implements OnApplicationBootstrap, BeforeAppli
       topic: 'inventory.reserved',
       purpose: 'attempts',
       batchSize: config.PAYMENT_ATTEMPT_BATCH_SIZE,
-      handler: recordAttempts(tenants, (event, fn) => withEventSpan(event, name, fn)),
+      handler: recordAttempts(tenants, accounts, (event, fn) => withEventSpan(event, name, fn)),
     });
   }
 

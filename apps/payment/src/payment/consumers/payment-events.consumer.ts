@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { EntityManager } from 'typeorm';
 import { SagaEvent } from '@checkout/contracts';
 import { BatchEventHandler, HandlerMap, NonRetryableError, lockSaga, lockSagas } from '@checkout/messaging';
-import { TenantRegistry } from '@checkout/service-kit';
+import { PspCredentialRegistry, TenantRegistry } from '@checkout/service-kit';
 import { RequestRefundHandler } from '../commands/refund-payment/refund-payment.handler';
 import { MovePaymentHandler, storeCause } from '../commands/move-payment/move-payment.handler';
 import { findPaymentByOrder } from '../database/payment.repository';
@@ -69,9 +69,13 @@ export function paymentEventHandlers(
  * Consumed in batches (recordAttempts): many events, one transaction.
  */
 export const recordAttempt =
-  (tenants: TenantRegistry) =>
+  (tenants: TenantRegistry, accounts: PspCredentialRegistry) =>
   async (event: SagaEvent<'inventory.reserved'>, tx: EntityManager): Promise<void> => {
     const tenant = tenantOf(tenants, event);
+    // The public account id is stored, never its secret key (the PSP client looks that up per call).
+    const account = accounts.forTenant(tenant.id);
+    if (!account)
+      throw new NonRetryableError('PAYMENT.NO_PSP_ACCOUNT', `tenant ${tenant.id} has no PSP account configured`);
     const p = event.payload;
     const id = randomUUID();
     // One attempt per order, and none for an order already cancelled (events of two topics may cross).
@@ -87,7 +91,7 @@ export const recordAttempt =
         p.amount,
         p.currency,
         p.paymentToken,
-        tenant.pspAccount,
+        account.accountId,
         `pay_${id}`,
         JSON.stringify(storeCause(event)),
       ],
@@ -111,10 +115,11 @@ export type EventScope = <R>(event: SagaEvent, fn: () => Promise<R>) => Promise<
 export const recordAttempts =
   (
     tenants: TenantRegistry,
+    accounts: PspCredentialRegistry,
     scope: EventScope = (_event, fn) => fn(),
   ): BatchEventHandler<'inventory.reserved'> =>
   async (events, tx) => {
-    const record = recordAttempt(tenants);
+    const record = recordAttempt(tenants, accounts);
     await lockSagas(
       tx,
       events.map((e) => ({ tenantId: e.tenantId, orderId: e.payload.orderId })),

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { Server, createServer } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { Registry } from 'prom-client';
+import { DEV_PSP_CREDENTIALS, PspCredentialRegistry } from '@checkout/service-kit';
 import { loadPaymentConfig } from '../../config/payment.config';
 import { PaymentMetrics } from '../payment.metrics';
 import { PspClient } from './psp.client';
@@ -29,16 +30,19 @@ const answers: Record<string, [number, string]> = {
   'odd-error': [400, JSON.stringify({ error: 42 })],
 };
 const requests: Record<string, number> = {};
+const authorizations = new Set<string>();
 
 describe('PspClient: every PSP answer is validated before it is believed', () => {
   let server: Server;
   let client: PspClient;
+  let registry: Registry;
 
   before(async () => {
     server = createServer((req, res) => {
       let body = '';
       req.on('data', (c) => (body += c));
       req.on('end', () => {
+        authorizations.add(req.headers.authorization ?? '');
         const reference = (JSON.parse(body) as { reference: string }).reference;
         requests[reference] = (requests[reference] ?? 0) + 1;
         const [status, text] = answers[reference];
@@ -55,7 +59,12 @@ describe('PspClient: every PSP answer is validated before it is believed', () =>
       PAYMENT_PSP_RETRIES: '1',
       PAYMENT_BREAKER_THRESHOLD: '100',
     });
-    client = new PspClient(config, new PaymentMetrics(new Registry()));
+    registry = new Registry();
+    client = new PspClient(
+      config,
+      new PaymentMetrics(registry),
+      new PspCredentialRegistry(DEV_PSP_CREDENTIALS),
+    );
   });
 
   after(() => new Promise<void>((resolve) => server.close(() => resolve())));
@@ -100,5 +109,24 @@ describe('PspClient: every PSP answer is validated before it is believed', () =>
       code: 'HTTP_400',
       message: '',
     });
+  });
+
+  it('sends the account secret key only as the bearer credential; labels and calls use the public id', async () => {
+    assert.deepEqual([...authorizations], [`Bearer ${DEV_PSP_CREDENTIALS[0].secretKey}`]);
+    const metrics = await registry.metrics();
+    assert.ok(!metrics.includes(DEV_PSP_CREDENTIALS[0].secretKey), 'no secret key on /metrics');
+  });
+
+  it('does not call the PSP for an account it has no credentials for (unknown, nothing sent)', async () => {
+    const before = Object.values(requests).reduce((a, b) => a + b, 0);
+    const r = await client.charge('acct_nobody', 'key-x', {
+      amount: 1,
+      currency: 'VND',
+      token: 'tok_success',
+      reference: 'good',
+      metadata: {},
+    });
+    assert.deepEqual(r, { kind: 'unavailable', reason: 'no credentials for PSP account acct_nobody' });
+    assert.equal(Object.values(requests).reduce((a, b) => a + b, 0), before);
   });
 });

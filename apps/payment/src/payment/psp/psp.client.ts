@@ -11,7 +11,7 @@ import {
   wrap,
 } from 'cockatiel';
 import { z } from 'zod';
-import { SERVICE_CONFIG } from '@checkout/service-kit';
+import { PspCredentialRegistry, SERVICE_CONFIG } from '@checkout/service-kit';
 import { PaymentConfig } from '../../config/payment.config';
 import { PaymentMetrics } from '../payment.metrics';
 
@@ -53,7 +53,10 @@ export type PspResult<T> =
 /** No answer from the PSP: worth retrying with the same idempotency key. */
 class PspTransientError extends Error {}
 
-/** Calls the PSP with a short timeout, retries with the same key, and a circuit breaker per PSP account. */
+/**
+ * Calls the PSP with a short timeout, retries with the same key, and a circuit breaker per PSP account. Calls
+ * name the public account id; its secret key is looked up here and goes only into the Authorization header.
+ */
 @Injectable()
 export class PspClient {
   private readonly breakers = new Map<string, CircuitBreakerPolicy>();
@@ -61,6 +64,7 @@ export class PspClient {
   constructor(
     @Inject(SERVICE_CONFIG) private readonly config: PaymentConfig,
     private readonly metrics: PaymentMetrics,
+    private readonly accounts: PspCredentialRegistry,
   ) {}
 
   /** Creates (or replays, same key) a charge. */
@@ -181,13 +185,16 @@ export class PspClient {
     body: unknown,
     idempotencyKey: string | undefined,
   ): Promise<PspResult<T>> {
+    const secretKey = this.accounts.forAccount(account)?.secretKey;
+    // No credentials (an account removed from TENANT_PSP_CREDENTIALS): nothing was sent, nothing is believed.
+    if (!secretKey) throw new PspTransientError(`no credentials for PSP account ${account}`);
     let res: Response;
     let text: string;
     try {
       res = await fetch(`${this.config.PSP_URL}${path}`, {
         method,
         headers: {
-          authorization: `Bearer ${account}`,
+          authorization: `Bearer ${secretKey}`,
           'content-type': 'application/json',
           ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}),
         },

@@ -1,4 +1,4 @@
-import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { PinoLogger } from 'nestjs-pino';
 import { DataSource } from 'typeorm';
 import { PeriodicTask, SERVICE_CONFIG } from '@checkout/service-kit';
@@ -80,11 +80,15 @@ export class ChargePaymentHandler {
   }
 }
 
-/** Picks up new attempts (state `created`), claims them by moving them to `pending`, and charges each. */
+/**
+ * Picks up new attempts (state `created`), claims them by moving them to `pending`, and charges each. SIGTERM
+ * stops claiming and waits for every charge in flight to record the PSP's answer, before the database closes
+ * (the process's SHUTDOWN_TIMEOUT_MS bounds the wait; a charge cut there stays `pending` for reconciliation).
+ */
 @Injectable()
-export class ChargeWorker implements OnApplicationBootstrap, OnApplicationShutdown {
+export class ChargeWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly task: PeriodicTask;
-  private inFlight = 0;
+  private readonly charging = new Set<Promise<void>>();
   private stopped = false;
 
   constructor(
@@ -102,9 +106,17 @@ export class ChargeWorker implements OnApplicationBootstrap, OnApplicationShutdo
     this.task.start();
   }
 
-  onApplicationShutdown(): Promise<void> {
+  /** Charges sent to the PSP whose answer is not recorded yet. */
+  get inFlight(): number {
+    return this.charging.size;
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
     this.stopped = true;
-    return this.task.stop();
+    await this.task.stop();
+    if (this.charging.size > 0)
+      this.logger.info({ inFlight: this.charging.size }, 'waiting for the charges in flight');
+    await Promise.all([...this.charging]);
   }
 
   /**
@@ -115,18 +127,20 @@ export class ChargeWorker implements OnApplicationBootstrap, OnApplicationShutdo
     try {
       const free = this.config.PAYMENT_CHARGE_CONCURRENCY - this.inFlight;
       if (free <= 0) return;
+      if (this.stopped) return;
       for (const row of await this.move.claimNew(this.dataSource, free)) {
-        this.inFlight += 1;
-        void this.charge
+        const charging: Promise<void> = this.charge
           .execute(row)
+          .then(() => undefined)
           .catch((error: unknown) =>
             this.logger.error({ paymentId: row.id, err: String(error) }, 'charge failed unexpectedly'),
           )
           .finally(() => {
-            this.inFlight -= 1;
+            this.charging.delete(charging);
             // A slot is free: look for waiting attempts now rather than at the next tick.
             if (!this.stopped) void this.task.runOnce();
           });
+        this.charging.add(charging);
       }
     } catch (error) {
       this.logger.error({ err: String(error) }, 'charge poll failed');

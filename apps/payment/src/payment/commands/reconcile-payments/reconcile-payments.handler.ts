@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { PinoLogger } from 'nestjs-pino';
 import { DataSource } from 'typeorm';
-import { PeriodicTask, SERVICE_CONFIG, TenantRegistry } from '@checkout/service-kit';
+import { PeriodicTask, PspCredentialRegistry, SERVICE_CONFIG } from '@checkout/service-kit';
 import { PaymentConfig } from '../../../config/payment.config';
 import { PaymentRow, insertRefund, isUuid, updateReturning } from '../../database/payment.repository';
 import { OPEN_STATES } from '../../domain/payment-state';
@@ -25,7 +25,7 @@ export class ReconcilePaymentsHandler implements OnApplicationBootstrap, OnAppli
     private readonly dataSource: DataSource,
     private readonly psp: PspClient,
     private readonly charge: ChargePaymentHandler,
-    private readonly tenants: TenantRegistry,
+    private readonly accounts: PspCredentialRegistry,
     private readonly metrics: PaymentMetrics,
     private readonly logger: PinoLogger,
   ) {
@@ -126,22 +126,28 @@ export class ReconcilePaymentsHandler implements OnApplicationBootstrap, OnAppli
     this.metrics.refundsParked.set(Number(parked));
   }
 
-  /** One orphan sweep over every tenant's PSP account (one at a time); returns the orphans found this round. */
+  /**
+   * One orphan sweep over every tenant's PSP account (one at a time); returns the orphans found this round. One
+   * account's failure (its PSP lookups, a bad row) is logged and the sweep goes on with the next account.
+   */
   private async sweepOrphans(): Promise<number> {
     let found = 0;
-    try {
-      const to = new Date(Date.now() - this.config.PAYMENT_ORPHAN_MIN_AGE_MS);
-      const from = new Date(to.getTime() - this.config.PAYMENT_ORPHAN_WINDOW_MS);
-      for (const tenant of this.tenants.all()) {
-        const charges = await this.psp.chargesBetween(tenant.pspAccount, from, to);
+    const to = new Date(Date.now() - this.config.PAYMENT_ORPHAN_MIN_AGE_MS);
+    const from = new Date(to.getTime() - this.config.PAYMENT_ORPHAN_WINDOW_MS);
+    for (const account of this.accounts.all()) {
+      try {
+        const charges = await this.psp.chargesBetween(account.accountId, from, to);
         if (charges.kind !== 'ok') continue;
         const captured = charges.value.filter((c) => c.status === 'succeeded' && !c.refunded);
-        for (const charge of await this.orphansAmong(tenant.id, captured)) {
-          if (await this.recordOrphan(tenant.id, tenant.pspAccount, charge)) found += 1;
+        for (const charge of await this.orphansAmong(account.tenantId, captured)) {
+          if (await this.recordOrphan(account.tenantId, account.accountId, charge)) found += 1;
         }
+      } catch (error) {
+        this.logger.error(
+          { tenantId: account.tenantId, account: account.accountId, err: String(error) },
+          'orphan sweep failed for this account',
+        );
       }
-    } catch (error) {
-      this.logger.error({ err: String(error) }, 'orphan sweep failed');
     }
     return found;
   }
@@ -156,8 +162,8 @@ export class ReconcilePaymentsHandler implements OnApplicationBootstrap, OnAppli
     if (charges.length === 0) return [];
     const rows: { id: string }[] = await this.dataSource.query(
       `SELECT c.id FROM unnest($2::text[], $3::uuid[]) AS c(id, payment_id)
-        WHERE NOT EXISTS (SELECT 1 FROM refund r WHERE r.psp_charge_id = c.id)
-          AND NOT EXISTS (SELECT 1 FROM orphan_charge o WHERE o.psp_charge_id = c.id)
+        WHERE NOT EXISTS (SELECT 1 FROM refund r WHERE r.tenant_id = $1 AND r.psp_charge_id = c.id)
+          AND NOT EXISTS (SELECT 1 FROM orphan_charge o WHERE o.tenant_id = $1 AND o.psp_charge_id = c.id)
           AND NOT EXISTS (SELECT 1 FROM payment_attempt p
                            WHERE p.tenant_id = $1 AND p.psp_ref = c.id AND p.state IN ('succeeded', 'refunded'))
           AND NOT EXISTS (SELECT 1 FROM payment_attempt p
