@@ -2,7 +2,16 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadStackConfig, startService, stopService, up } from '@checkout/local-stack';
+import {
+  REPO_ROOT,
+  loadStackConfig,
+  serviceEnv,
+  serviceReady,
+  startDetached,
+  startService,
+  stopService,
+  up,
+} from '@checkout/local-stack';
 import { serviceDataSource, waitFor } from '@checkout/testing';
 import { CheckoutApi, uniqueSku } from '@checkout/e2e';
 import { percentile, report } from '../report';
@@ -483,19 +492,31 @@ async function flashRun(attempts: number) {
   }
 }
 
-/** Restarts every Node service with (or without) --cpu-prof writing into `dir`; a stop writes the profile. */
+/**
+ * Restarts every Node service with --cpu-prof writing into `dir` (or, with null, as the stack starts them);
+ * stopping a profiled service (SIGTERM, a clean exit) writes its profile. Node refuses --cpu-prof in
+ * NODE_OPTIONS, so the profiled ones are started here with the stack's own environment and pid files.
+ */
 async function restartNodeServices(profileDir: string | null): Promise<void> {
-  const saved = process.env.NODE_OPTIONS;
   for (const name of NODE_SERVICES) {
     await stopService(name, log);
-    if (profileDir)
-      process.env.NODE_OPTIONS = `--cpu-prof --cpu-prof-dir=${profileDir} --cpu-prof-name=${name}.cpuprofile`;
-    try {
+    if (!profileDir) {
       await startService(name, log);
-    } finally {
-      if (saved === undefined) delete process.env.NODE_OPTIONS;
-      else process.env.NODE_OPTIONS = saved;
+      continue;
     }
+    const main = join(REPO_ROOT, 'apps', name, 'dist', 'src', 'main.js');
+    const prof = ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${name}.cpuprofile`];
+    startDetached(config.run, config.logs, {
+      name,
+      command: process.execPath,
+      args: [...prof, '--enable-source-maps', main],
+      env: { ...process.env, ...serviceEnv(config, name) },
+    });
+    await waitFor(`${name} /health/ready`, () => serviceReady(config, name).catch(() => false), {
+      timeoutMs: 180_000,
+      intervalMs: 250,
+    });
+    log(`${name} started with --cpu-prof`);
   }
 }
 

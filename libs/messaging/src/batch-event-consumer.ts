@@ -4,6 +4,7 @@ import { Registry } from 'prom-client';
 import { ContractViolation, EventType, SagaEvent, parseEvent } from '@checkout/contracts';
 import { DeadLetters, DlqReason, handlerRetry } from './dead-letter';
 import { NonRetryableError } from './errors';
+import { FETCH_MAX_WAIT_MS } from './event-consumer';
 import { createKafka } from './kafka';
 import { Logger } from './logger';
 import { consumedCounter } from './metrics';
@@ -58,7 +59,7 @@ export class BatchEventConsumer<T extends EventType> {
     this.consumer = this.kafka.consumer({
       groupId: options.groupId,
       allowAutoTopicCreation: false,
-      maxWaitTimeInMs: 100,
+      maxWaitTimeInMs: FETCH_MAX_WAIT_MS,
       retry: { retries: 10 },
     });
     this.producer = this.kafka.producer({
