@@ -30,6 +30,8 @@ export class SagaWatch {
   private consumer?: Consumer;
   completed = 0;
   failed = 0;
+  /** Every `fulfillment.shipment-created` seen, also of orders whose 202 never reached the bench. */
+  shippedSeen = 0;
 
   constructor(private readonly config: StackConfig) {}
 
@@ -51,6 +53,7 @@ export class SagaWatch {
       eachBatch: async ({ batch }) => {
         const at = performance.now();
         const milestone = MILESTONES[batch.topic];
+        if (milestone === 'shipped') this.shippedSeen += batch.messages.length;
         for (const message of batch.messages) {
           const orderId = message.key?.toString();
           if (orderId) this.mark(orderId, milestone, at, batch.topic);
