@@ -63,6 +63,9 @@ export function serverProperties(config: StackConfig, logDirs: string): string {
     'share.coordinator.state.topic.replication.factor=1',
     'share.coordinator.state.topic.min.isr=1',
     'group.initial.rebalance.delay.ms=0',
+    // The controller appends a no-op record to the metadata log every 500 ms by default, a disk write and a
+    // metadata update on an idle single-node cluster; nothing here waits on it.
+    'metadata.max.idle.interval.ms=10000',
     'auto.create.topics.enable=true',
     'log.retention.hours=168',
     '',

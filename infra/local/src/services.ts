@@ -42,7 +42,8 @@ export function serviceEnv(config: StackConfig, name: string): Record<string, st
     PAYMENT_PSP_RETRIES: '1',
     PAYMENT_RECONCILE_INTERVAL_MS: '1000',
     PAYMENT_RECONCILE_AFTER_MS: '3000',
-    PAYMENT_ORPHAN_SWEEP_INTERVAL_MS: '2000',
+    // Each pass lists the PSP's charges of every tenant over HTTP: the simulator's whole idle cost at 2 s.
+    PAYMENT_ORPHAN_SWEEP_INTERVAL_MS: '5000',
     PAYMENT_ORPHAN_MIN_AGE_MS: '4000',
     PAYMENT_ORPHAN_WINDOW_MS: '300000',
     PAYMENT_REFUND_BACKOFF_MS: '200',
@@ -50,7 +51,7 @@ export function serviceEnv(config: StackConfig, name: string): Record<string, st
     // Fulfillment: the simulated carrier refuses these SKUs / customers (shipment-failed paths), a fast notifier.
     CARRIER_FAIL_SKUS: 'UNSHIPPABLE-*',
     CARRIER_FAIL_CUSTOMERS: 'undeliverable-*',
-    NOTIFIER_INTERVAL_MS: '200',
+    NOTIFIER_INTERVAL_MS: '1000',
     // Inventory: a TTL well above the payment time under load (a 6 s TTL let busy-machine orders expire
     // before they were paid, so flash-sale runs resold released units), and a fast expiry job. The
     // paid-after-expiry path is exercised by the inventory command specs with their own expiry times.
@@ -72,7 +73,9 @@ export function serviceEnv(config: StackConfig, name: string): Record<string, st
     SAGA_STEP_TIMEOUT_REFUND_MS: '60000',
     SAGA_STEP_TIMEOUT_STOCK_RELEASE_MS: '60000',
     SAGA_STEP_TIMEOUT_SHIPMENT_CANCEL_MS: '60000',
-    SAGA_STUCK_SWEEP_INTERVAL_MS: '1000',
+    // A pass reads both watermarks of every tracked partition (two admin requests per topic): every 5 s is
+    // plenty for step timeouts of 15 s and more.
+    SAGA_STUCK_SWEEP_INTERVAL_MS: '5000',
   };
   if (spec.database) env.DATABASE_URL = databaseUrl(config, spec.database);
   return env;

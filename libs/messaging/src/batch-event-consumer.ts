@@ -11,6 +11,7 @@ import {
   databaseAnswers,
 } from './dead-letter';
 import { NonRetryableError } from './errors';
+import { FETCH_MAX_WAIT_MS } from './event-consumer';
 import { createKafka } from './kafka';
 import { Logger } from './logger';
 import { consumedCounter } from './metrics';
@@ -69,7 +70,7 @@ export class BatchEventConsumer<T extends EventType> {
     this.consumer = this.kafka.consumer({
       groupId: options.groupId,
       allowAutoTopicCreation: false,
-      maxWaitTimeInMs: 100,
+      maxWaitTimeInMs: FETCH_MAX_WAIT_MS,
       retry: { retries: 10 },
     });
     this.producer = this.kafka.producer({

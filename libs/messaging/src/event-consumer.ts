@@ -48,6 +48,14 @@ export interface EventConsumerOptions {
   onProcessed?: (outcome: Outcome, event: SagaEvent | null, message: KafkaMessage) => void;
 }
 
+/**
+ * How long the broker holds a fetch that finds no message (kafkajs' `maxWaitTimeInMs`). A fetch returns as soon
+ * as one message arrives (minBytes 1) and kafkajs only fetches when its workers are idle, so a long wait adds no
+ * latency; a short one makes every idle consumer send a fetch (and the broker answer it) 10 times a second.
+ * It bounds how long `stop()` waits for the fetch in flight and how late a heartbeat notices a rebalance.
+ */
+export const FETCH_MAX_WAIT_MS = 2_000;
+
 /** What happened to one message. */
 export type Outcome = 'applied' | 'duplicate' | 'dlq' | 'ignored';
 
@@ -72,7 +80,7 @@ export class EventConsumer {
     this.consumer = kafka.consumer({
       groupId: options.name,
       allowAutoTopicCreation: false,
-      maxWaitTimeInMs: 100,
+      maxWaitTimeInMs: FETCH_MAX_WAIT_MS,
       retry: { retries: 10 },
     });
     this.producer = kafka.producer({

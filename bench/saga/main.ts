@@ -1,0 +1,581 @@
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import {
+  REPO_ROOT,
+  loadStackConfig,
+  serviceEnv,
+  serviceReady,
+  startDetached,
+  startService,
+  stopService,
+  up,
+} from '@checkout/local-stack';
+import { serviceDataSource, waitFor } from '@checkout/testing';
+import { CheckoutApi, uniqueSku } from '@checkout/e2e';
+import { percentile, report } from '../report';
+import { NODE_SERVICES, STACK_PROCESSES, Sample, cpuBetween, sample, stackPids } from './procs';
+import { SagaWatch } from './watch';
+
+/**
+ * The cost of one checkout saga on the local stack, as a user loads it (issue 16 item 1, issue 19):
+ * - default: checkouts at a steady `--rate` (20/s), then a closed loop holding `--inflight` sagas open to find
+ *   the completed sagas/s at saturation, then a steady 80% of it; per phase the CPU ms per completed saga of
+ *   every process (/proc/<pid>/stat), accepted -> `order.paid` and -> SHIPPED percentiles, event-loop delay p99
+ *   per service (prom-client's `nodejs_eventloop_lag_p99_seconds`, reset at each scrape); then the closed loop
+ *   again until the `--rss` checkpoints (completed sagas of the run) to read each service's RSS.
+ * - `--idle S`: CPU per process over S seconds without traffic.
+ * - `--flash N`: N checkouts for 500 units at 200 concurrent clients with the Redis gate on, then
+ *   `--flash-off M` with the gate off (every one of those is a saga: M is bounded separately).
+ * - `--cpu-prof`: the Node services are restarted with --cpu-prof for the run and again without it after;
+ *   their .cpuprofile files land in bench/results/profiles/<out>/.
+ * The machine is shared: CPU time per process is meaningful, wall-clock rates are noisy; /proc/loadavg is
+ * recorded with every phase. Results merge into bench/results/<out>.json (default saga.json).
+ */
+const { values: args } = parseArgs({
+  options: {
+    idle: { type: 'string' },
+    flash: { type: 'string' },
+    'flash-off': { type: 'string', default: '1000' },
+    'flash-units': { type: 'string', default: '500' },
+    'flash-clients': { type: 'string', default: '200' },
+    rate: { type: 'string', default: '20' },
+    low: { type: 'string', default: '600' },
+    sat: { type: 'string', default: '60' },
+    high: { type: 'string', default: '30' },
+    inflight: { type: 'string', default: '200' },
+    rss: { type: 'string', default: '1000,10000' },
+    'cpu-prof': { type: 'boolean', default: false },
+    out: { type: 'string', default: 'saga' },
+    'no-up': { type: 'boolean', default: false },
+  },
+});
+const num = (name: keyof typeof args) => {
+  const value = Number(args[name]);
+  if (!Number.isFinite(value) || value < 0) throw new Error(`--${name} must be a number >= 0`);
+  return value;
+};
+
+const RESULTS = join(__dirname, '..', '..', 'results');
+const config = loadStackConfig();
+const api = new CheckoutApi('acme');
+const ORDER_URL = `http://127.0.0.1:${config.servicePorts.order}`;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const round = (x: number, digits = 1) => +x.toFixed(digits);
+const log = (line: string) => console.log(`[bench:saga] ${line}`);
+
+/** Percentiles of a list of ms values, or null when empty. */
+function pcts(xs: number[]) {
+  if (!xs.length) return null;
+  return {
+    n: xs.length,
+    p50: round(percentile(xs, 50)),
+    p95: round(percentile(xs, 95)),
+    p99: round(percentile(xs, 99)),
+  };
+}
+
+/** Scrapes one service's /metrics and returns its event-loop delay p99 in ms (the scrape resets the histogram). */
+async function eventLoopP99(service: string): Promise<number | null> {
+  try {
+    const res = await fetch(`http://127.0.0.1:${config.servicePorts[service]}/metrics`, {
+      signal: AbortSignal.timeout(5_000),
+    });
+    const m = /^nodejs_eventloop_lag_p99_seconds(?:\{[^}]*\})? ([0-9.e+-]+)$/m.exec(await res.text());
+    return m ? round(Number(m[1]) * 1000, 2) : null;
+  } catch {
+    return null;
+  }
+}
+
+const eventLoopAll = async () =>
+  Object.fromEntries(await Promise.all(NODE_SERVICES.map(async (s) => [s, await eventLoopP99(s)] as const)));
+
+/** A SKU priced and stocked for a long run. */
+async function sellableSku(prefix: string, available: number): Promise<string> {
+  const sku = uniqueSku(prefix);
+  await api.setPrice(sku, 50_000);
+  await api.setStock(sku, { available });
+  return sku;
+}
+
+const body = (sku: string) => ({
+  customerId: `bench-${randomUUID()}`,
+  currency: 'VND',
+  lines: [{ sku, quantity: 1 }],
+  payment: { token: 'tok_success' },
+});
+
+/** One checkout; registers it with the watch when accepted. */
+async function offer(watch: SagaWatch, sku: string, errors: Map<string, number>): Promise<void> {
+  // Not the e2e client: its 30 s timeout and resend would drop slow accepts from the latency figures.
+  const answer = await fetch(`${ORDER_URL}/v1/checkout`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${api.key}`,
+      'content-type': 'application/json',
+      'idempotency-key': randomUUID(),
+    },
+    body: JSON.stringify(body(sku)),
+    signal: AbortSignal.timeout(120_000),
+  })
+    .then(async (res) => ({ status: res.status, text: await res.text() }))
+    .catch((error: unknown) => ({ status: 0, text: String(error) }));
+  const at = performance.now();
+  if (answer.status === 202) {
+    watch.accepted((JSON.parse(answer.text) as { orderId: string }).orderId, at);
+    return;
+  }
+  const key = `${answer.status} ${answer.text.slice(0, 120)}`;
+  errors.set(key, (errors.get(key) ?? 0) + 1);
+}
+
+interface PhaseResult {
+  name: string;
+  offered: number;
+  completed: number;
+  failed: number;
+  seconds: number;
+  sagasPerSecond: number;
+  cpuMsPerSaga: number;
+  cpuMsPerSagaByProcess: Record<string, number>;
+  paidLatencyMs: ReturnType<typeof pcts>;
+  shippedLatencyMs: ReturnType<typeof pcts>;
+  eventLoopP99Ms: Record<string, number | null>;
+  loadavg: number[];
+  errors: Record<string, number>;
+}
+
+interface Started {
+  pids: Record<string, number>;
+  sample: Sample;
+  /** Shipments seen on Kafka when the window opened. */
+  shipped: number;
+}
+
+/** The start of a measured window: resets the services' event-loop histograms and reads every process. */
+async function begin(watch?: SagaWatch): Promise<Started> {
+  await eventLoopAll();
+  const pids = stackPids(config);
+  return { pids, sample: sample(pids), shipped: watch?.shippedSeen ?? 0 };
+}
+
+/** CPU, rate and latencies of the sagas `ids` over a window; `completed` counts the sagas it is charged for. */
+async function summarise(
+  name: string,
+  watch: SagaWatch,
+  ids: string[],
+  start: Started,
+  errors: Map<string, number>,
+  completedInWindow?: number,
+): Promise<PhaseResult> {
+  const end = sample(start.pids);
+  const eventLoopP99Ms = await eventLoopAll();
+  const times = ids.map((id) => watch.sagas.get(id)!);
+  const done = times.filter((t) => t.shipped !== undefined);
+  // Every shipment of the window, also of a checkout whose 202 was lost (it is a saga the stack paid for).
+  const completed = completedInWindow ?? watch.shippedSeen - start.shipped;
+  const cpu = cpuBetween(start.sample, end);
+  const per = (ms: number) => round(ms / Math.max(1, completed), 2);
+  const seconds = (end.at - start.sample.at) / 1000;
+  return {
+    name,
+    offered: ids.length + [...errors.values()].reduce((a, b) => a + b, 0),
+    completed,
+    failed: times.filter((t) => t.failed).length,
+    seconds: round(seconds),
+    sagasPerSecond: round(completed / seconds, 2),
+    cpuMsPerSaga: per(cpu.total),
+    cpuMsPerSagaByProcess: Object.fromEntries(STACK_PROCESSES.map((p) => [p, per(cpu[p] ?? 0)])),
+    paidLatencyMs: pcts(times.filter((t) => t.paid !== undefined).map((t) => t.paid! - t.accepted)),
+    shippedLatencyMs: pcts(done.map((t) => t.shipped! - t.accepted)),
+    eventLoopP99Ms,
+    loadavg: end.loadavg,
+    errors: Object.fromEntries(errors),
+  };
+}
+
+/** Sagas accepted since a snapshot of the watch's keys. */
+const newSagas = (watch: SagaWatch, before: Set<string>) =>
+  [...watch.sagas.keys()].filter((id) => !before.has(id));
+
+/** Waits (bounded) until every one of the sagas has ended; logs how many did not. */
+async function drain(name: string, watch: SagaWatch, ids: string[], timeoutMs = 180_000): Promise<void> {
+  const open = () =>
+    ids.filter((id) => {
+      const t = watch.sagas.get(id)!;
+      return t.shipped === undefined && !t.failed;
+    });
+  await waitFor(`the ${name} phase's sagas to end`, async () => open().length === 0, {
+    timeoutMs,
+    intervalMs: 250,
+  }).catch(() => log(`${name}: ${open().length} sagas still open after ${timeoutMs / 1000} s`));
+}
+
+/** Offers `count` checkouts at a steady `rate` per second (open loop: a slow answer does not slow the offer). */
+async function steady(name: string, watch: SagaWatch, sku: string, rate: number, count: number) {
+  log(`${name}: ${count} checkouts at ${round(rate)}/s`);
+  const errors = new Map<string, number>();
+  const before = new Set(watch.sagas.keys());
+  const start = await begin(watch);
+  const t0 = performance.now();
+  const pending: Promise<void>[] = [];
+  const every = Math.max(1, Math.round(rate * 5));
+  for (let i = 0; i < count; i++) {
+    const wait = t0 + (i * 1000) / rate - performance.now();
+    if (wait > 0) await sleep(wait);
+    pending.push(offer(watch, sku, errors));
+    if (i % every === 0)
+      log(`${name}: offered ${i}, completed ${watch.completed}, in flight ${watch.inFlight}`);
+  }
+  await Promise.all(pending);
+  const ids = newSagas(watch, before);
+  await drain(name, watch, ids);
+  return summarise(name, watch, ids, start, errors);
+}
+
+/** Keeps `inflight` sagas open (a new checkout as soon as one ends) until `until()` says stop. */
+async function closedLoop(
+  watch: SagaWatch,
+  sku: string,
+  inflight: number,
+  errors: Map<string, number>,
+  until: () => boolean,
+): Promise<void> {
+  await Promise.all(
+    Array.from({ length: Math.min(inflight, 64) }, async () => {
+      while (!until()) {
+        if (watch.inFlight >= inflight) await sleep(20);
+        else await offer(watch, sku, errors);
+      }
+    }),
+  );
+}
+
+/**
+ * Saturation: `inflight` sagas held open; after a 10 s warm-up, the sagas completed in a window of `seconds`
+ * (the pipeline is as full at both ends of it, so the CPU of the window is that of its completed sagas).
+ */
+async function saturation(watch: SagaWatch, sku: string, inflight: number, seconds: number) {
+  log(`saturation: ${inflight} sagas open, 10 s warm-up, ${seconds} s measured`);
+  const errors = new Map<string, number>();
+  const before = new Set(watch.sagas.keys());
+  const t0 = performance.now();
+  let start: Started | undefined;
+  let completedAtStart = 0;
+  const progress = setInterval(
+    () => log(`saturation: completed ${watch.completed}, in flight ${watch.inFlight}`),
+    5_000,
+  );
+  const warm = sleep(10_000).then(async () => {
+    start = await begin(watch);
+    completedAtStart = watch.shippedSeen;
+  });
+  await closedLoop(watch, sku, inflight, errors, () => performance.now() - t0 > 10_000 + seconds * 1000);
+  await warm;
+  const result = await summarise(
+    'saturation',
+    watch,
+    newSagas(watch, before),
+    start!,
+    errors,
+    watch.shippedSeen - completedAtStart,
+  );
+  clearInterval(progress);
+  await drain('saturation', watch, newSagas(watch, before));
+  return result;
+}
+
+/** RSS of every process once the run's completed sagas pass each checkpoint. */
+function rssCheckpoints(watch: SagaWatch, checkpoints: number[]) {
+  const rss: Record<string, Record<string, number>> = {};
+  const timer = setInterval(() => {
+    for (const c of checkpoints) {
+      if (rss[`after${c}`] || watch.shippedSeen < c) continue;
+      const s = sample(stackPids(config));
+      rss[`after${c}`] = Object.fromEntries(Object.entries(s.rssMb).map(([k, v]) => [k, round(v)]));
+      log(`RSS after ${c} sagas: ${JSON.stringify(rss[`after${c}`])}`);
+    }
+  }, 500);
+  return { rss, stop: () => clearInterval(timer) };
+}
+
+/** The default run: 20/s, saturation, 80% of saturation, then sagas until the last RSS checkpoint. */
+async function loadRun(): Promise<{ rows: Record<string, unknown>[]; meta: Record<string, unknown> }> {
+  const checkpoints = String(args.rss)
+    .split(',')
+    .map(Number)
+    .filter((n) => n > 0)
+    .sort((a, b) => a - b);
+  const watch = await new SagaWatch(config).start();
+  const sku = await sellableSku('BENCH', 100_000_000);
+  const rss = rssCheckpoints(watch, checkpoints);
+  const rate = num('rate');
+  const low = await steady(`steady ${rate}/s`, watch, sku, rate, num('low'));
+  const sat = await saturation(watch, sku, num('inflight'), num('sat'));
+  const highRate = Math.max(1, sat.sagasPerSecond * 0.8);
+  const high = await steady('80% of saturation', watch, sku, highRate, Math.round(highRate * num('high')));
+  const last = checkpoints[checkpoints.length - 1] ?? 0;
+  if (watch.shippedSeen < last) {
+    log(`closed loop until ${last} sagas for the RSS checkpoints`);
+    const errors = new Map<string, number>();
+    const progress = setInterval(() => log(`rss: completed ${watch.shippedSeen} of ${last}`), 10_000);
+    await closedLoop(watch, sku, num('inflight'), errors, () => watch.shippedSeen >= last);
+    clearInterval(progress);
+    await waitFor('the last RSS checkpoint', async () => rss.rss[`after${last}`], {
+      timeoutMs: 5_000,
+      intervalMs: 100,
+    });
+  }
+  rss.stop();
+  await watch.stop();
+  const phases = [low, sat, high];
+  const rows = ['total', ...STACK_PROCESSES].map((p) => ({
+    process: p,
+    [`cpu ms/saga @${rate}/s`]: p === 'total' ? low.cpuMsPerSaga : low.cpuMsPerSagaByProcess[p],
+    'cpu ms/saga @sat': p === 'total' ? sat.cpuMsPerSaga : sat.cpuMsPerSagaByProcess[p],
+    'cpu ms/saga @80%': p === 'total' ? high.cpuMsPerSaga : high.cpuMsPerSagaByProcess[p],
+    ...Object.fromEntries(
+      checkpoints.map((c) => [`rss MB @${c}`, p === 'total' ? '' : rss.rss[`after${c}`]?.[p]]),
+    ),
+    'el p99 ms @sat': sat.eventLoopP99Ms[p] ?? '',
+  }));
+  for (const ph of phases)
+    log(
+      `${ph.name}: ${ph.completed} completed, ${ph.failed} failed, ${ph.sagasPerSecond}/s, ` +
+        `paid p50/p95/p99 ${JSON.stringify(ph.paidLatencyMs)}, shipped ${JSON.stringify(ph.shippedLatencyMs)}, load ${ph.loadavg.join(' ')}`,
+    );
+  const first = checkpoints[0];
+  return {
+    rows,
+    meta: {
+      cpuMsPerSaga: sat.cpuMsPerSaga,
+      cpuMsPerSagaByProcess: sat.cpuMsPerSagaByProcess,
+      sagasPerSecond: sat.sagasPerSecond,
+      paidLatencyMs: low.paidLatencyMs,
+      shippedLatencyMs: low.shippedLatencyMs,
+      paidLatencyMsAt80: high.paidLatencyMs,
+      shippedLatencyMsAt80: high.shippedLatencyMs,
+      eventLoopP99Ms: Object.fromEntries(phases.map((ph) => [ph.name, ph.eventLoopP99Ms])),
+      rssMb: rss.rss,
+      rssRatio:
+        first && last && rss.rss[`after${first}`] && rss.rss[`after${last}`]
+          ? Object.fromEntries(
+              NODE_SERVICES.map((s) => [
+                s,
+                round(rss.rss[`after${last}`][s] / rss.rss[`after${first}`][s], 2),
+              ]),
+            )
+          : null,
+      phases,
+    },
+  };
+}
+
+/** CPU of every process over `seconds` without traffic. */
+async function idleRun(seconds: number) {
+  log(`idle: ${seconds} s without traffic`);
+  const start = await begin();
+  for (let left = seconds; left > 0; left -= 10) {
+    await sleep(Math.min(10, left) * 1000);
+    log(`idle: ${Math.max(0, left - 10)} s left`);
+  }
+  const end = sample(start.pids);
+  const wall = end.at - start.sample.at;
+  const cpu = cpuBetween(start.sample, end);
+  const pct = (ms: number) => round((ms / wall) * 100, 2);
+  const rows = ['total', ...STACK_PROCESSES].map((p) => ({
+    process: p,
+    'cpu ms': round(cpu[p] ?? 0),
+    '% of one core': pct(cpu[p] ?? 0),
+  }));
+  const machineBusy =
+    ((end.machine.busyMs - start.sample.machine.busyMs) /
+      (end.machine.totalMs - start.sample.machine.totalMs)) *
+    100;
+  return {
+    rows,
+    meta: {
+      idleCpu: {
+        seconds: round(wall / 1000),
+        totalPctOfOneCore: pct(cpu.total),
+        pctOfOneCore: Object.fromEntries(STACK_PROCESSES.map((p) => [p, pct(cpu[p] ?? 0)])),
+        cpuMs: Object.fromEntries(STACK_PROCESSES.map((p) => [p, round(cpu[p] ?? 0)])),
+        machineBusyPct: round(machineBusy, 1),
+        loadavg: end.loadavg,
+      },
+    },
+  };
+}
+
+/** Checkout answers by status (a 503 GATE_TIMEOUT is retried with the same key, as the contract allows). */
+async function flashAttempts(sku: string, attempts: number, clients: number) {
+  const statuses = new Map<number, number>();
+  let next = 0;
+  let retries = 0;
+  const t0 = performance.now();
+  const progress = setInterval(() => log(`flash: ${next} of ${attempts} sent`), 5_000);
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      while (next < attempts) {
+        next += 1;
+        const key = randomUUID();
+        const b = body(sku);
+        let answer = await api.checkout(b, key).catch(() => ({ status: 0, json: undefined }));
+        for (let i = 0; i < 5 && answer.status === 503; i++) {
+          retries += 1;
+          answer = await api.checkout(b, key).catch(() => ({ status: 0, json: undefined }));
+        }
+        statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
+      }
+    }),
+  );
+  clearInterval(progress);
+  return {
+    seconds: round((performance.now() - t0) / 1000, 2),
+    statuses: Object.fromEntries(statuses),
+    retries,
+  };
+}
+
+/** Issue 16's flash sale: N attempts for 500 units, gate on; then M attempts with the gate off. */
+async function flashRun(attempts: number) {
+  const units = num('flash-units');
+  const clients = num('flash-clients');
+  const db = await serviceDataSource('order_svc', 2);
+  const rowsFor = async (sku: string) =>
+    Number(
+      (await db.query(`SELECT count(DISTINCT order_id) AS n FROM order_lines WHERE sku = $1`, [sku]))[0].n,
+    );
+  try {
+    const on = await sellableSku('FLASH-ON', units);
+    await api.setFlashSale(on, true);
+    log(`flash, gate on: ${attempts} attempts for ${units} units at ${clients} clients`);
+    const gated = await flashAttempts(on, attempts, clients);
+    const gatedRows = await rowsFor(on);
+    const offAttempts = num('flash-off');
+    const off = await sellableSku('FLASH-OFF', units);
+    log(`flash, gate off: ${offAttempts} attempts for ${units} units at ${clients} clients`);
+    const ungated = await flashAttempts(off, offAttempts, clients);
+    const t0 = performance.now();
+    const settled = await waitFor(
+      'the gate-off sale to settle (nothing reserved)',
+      async () => {
+        const s = await api.stock(off);
+        return s.reserved === 0 && s.sold + s.available === units ? s : undefined;
+      },
+      { timeoutMs: 600_000, intervalMs: 1_000 },
+    ).catch(() => undefined);
+    const flash = {
+      units,
+      clients,
+      gateOn: { attempts, ...gated, accepted: gated.statuses[202] ?? 0, orderRows: gatedRows },
+      gateOff: {
+        attempts: offAttempts,
+        ...ungated,
+        accepted: ungated.statuses[202] ?? 0,
+        orderRows: await rowsFor(off),
+        sold: settled?.sold ?? null,
+        settleSeconds: settled ? round((performance.now() - t0) / 1000) : null,
+      },
+    };
+    const rows = [
+      {
+        gate: 'on',
+        attempts,
+        seconds: gated.seconds,
+        accepted: flash.gateOn.accepted,
+        'order rows': gatedRows,
+        statuses: JSON.stringify(gated.statuses),
+      },
+      {
+        gate: 'off',
+        attempts: offAttempts,
+        seconds: ungated.seconds,
+        accepted: flash.gateOff.accepted,
+        'order rows': flash.gateOff.orderRows,
+        sold: flash.gateOff.sold,
+        statuses: JSON.stringify(ungated.statuses),
+      },
+    ];
+    return { rows, meta: { flash } };
+  } finally {
+    await db.destroy();
+  }
+}
+
+/**
+ * Restarts every Node service with --cpu-prof writing into `dir` (or, with null, as the stack starts them);
+ * stopping a profiled service (SIGTERM, a clean exit) writes its profile. Node refuses --cpu-prof in
+ * NODE_OPTIONS, so the profiled ones are started here with the stack's own environment and pid files.
+ */
+async function restartNodeServices(profileDir: string | null): Promise<void> {
+  for (const name of NODE_SERVICES) {
+    await stopService(name, log);
+    if (!profileDir) {
+      await startService(name, log);
+      continue;
+    }
+    const main = join(REPO_ROOT, 'apps', name, 'dist', 'src', 'main.js');
+    const prof = ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${name}.cpuprofile`];
+    startDetached(config.run, config.logs, {
+      name,
+      command: process.execPath,
+      args: [...prof, '--enable-source-maps', main],
+      env: { ...process.env, ...serviceEnv(config, name) },
+    });
+    await waitFor(`${name} /health/ready`, () => serviceReady(config, name).catch(() => false), {
+      timeoutMs: 180_000,
+      intervalMs: 250,
+    });
+    log(`${name} started with --cpu-prof`);
+  }
+}
+
+/** The previous results of this output file, kept for the scenarios this run does not repeat. */
+function previous(out: string): Record<string, unknown> {
+  const file = join(RESULTS, `${out}.json`);
+  if (!existsSync(file)) return {};
+  const {
+    name: _name,
+    at: _at,
+    rows: _rows,
+    ...rest
+  } = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+  return rest;
+}
+
+async function main(): Promise<void> {
+  if (!args['no-up']) await up({ log });
+  const out = String(args.out);
+  const profileDir = args['cpu-prof'] ? join(RESULTS, 'profiles', out) : null;
+  if (profileDir) {
+    mkdirSync(profileDir, { recursive: true });
+    await restartNodeServices(profileDir);
+  }
+  const loadBefore = sample({}).loadavg;
+  let result: { rows: Record<string, unknown>[]; meta: Record<string, unknown> };
+  try {
+    if (args.idle !== undefined) result = await idleRun(num('idle'));
+    else if (args.flash !== undefined) result = await flashRun(num('flash'));
+    else result = await loadRun();
+  } finally {
+    if (profileDir) {
+      await restartNodeServices(null);
+      log(`profiles in ${profileDir}`);
+    }
+  }
+  report(out, result.rows, {
+    ...previous(out),
+    ...result.meta,
+    loadavg: { before: loadBefore, after: sample({}).loadavg },
+    cores: (await import('node:os')).availableParallelism(),
+    args,
+  });
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});
