@@ -1,10 +1,12 @@
 import { MESSAGING_MIGRATIONS } from '@checkout/messaging';
 import { CreateStockTables1764700000000 } from './1764700000000-create-stock-tables';
 import { AddStockReservationTtl1764800000000 } from './1764800000000-add-stock-reservation-ttl';
+import { DebeziumHeartbeat1796299021000 } from './1796299021000-debezium-heartbeat';
 
 /** Every migration of this service's database, oldest first. */
 export const MIGRATIONS = [
   ...MESSAGING_MIGRATIONS,
   CreateStockTables1764700000000,
   AddStockReservationTtl1764800000000,
+  DebeziumHeartbeat1796299021000,
 ];
