@@ -1,5 +1,10 @@
 import { MESSAGING_MIGRATIONS } from '@checkout/messaging';
 import { CreateFulfillmentTables1764740000000 } from './1764740000000-create-fulfillment-tables';
+import { DebeziumHeartbeat1796299021000 } from './1796299021000-debezium-heartbeat';
 
 /** Every migration of this service's database, oldest first. */
-export const MIGRATIONS = [...MESSAGING_MIGRATIONS, CreateFulfillmentTables1764740000000];
+export const MIGRATIONS = [
+  ...MESSAGING_MIGRATIONS,
+  CreateFulfillmentTables1764740000000,
+  DebeziumHeartbeat1796299021000,
+];
