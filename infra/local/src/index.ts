@@ -9,3 +9,4 @@ export * from './postgres';
 export * from './redis';
 export * from './processes';
 export * from './jars';
+export * from './sasl';

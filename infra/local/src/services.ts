@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { REPO_ROOT, StackConfig } from './config';
 import { databaseUrl } from './postgres';
 import { runningPid, startDetached, stopManaged } from './processes';
+import { clientAuthEnv } from './sasl';
 import { SERVICES } from './topology';
 import { waitFor } from './wait';
 
@@ -73,7 +74,7 @@ export function serviceEnv(config: StackConfig, name: string): Record<string, st
     SAGA_STUCK_SWEEP_INTERVAL_MS: '1000',
   };
   if (spec.database) env.DATABASE_URL = databaseUrl(config, spec.database);
-  return env;
+  return { ...env, ...clientAuthEnv(config.auth) };
 }
 
 /** Whether a service answers its readiness probe. */

@@ -4,7 +4,7 @@ import { Registry } from 'prom-client';
 import { ContractViolation, EventType, SagaEvent, parseEvent } from '@checkout/contracts';
 import { DeadLetters, DlqReason, handlerRetry } from './dead-letter';
 import { NonRetryableError } from './errors';
-import { createKafka } from './kafka';
+import { KafkaSecurity, createKafka } from './kafka';
 import { Logger } from './logger';
 import { consumedCounter } from './metrics';
 
@@ -24,6 +24,8 @@ export interface BatchEventConsumerOptions<T extends EventType> {
   /** On first start (no committed offsets yet), continue from this group's offsets instead of the beginning. */
   takeOverFrom?: string;
   brokers: string[];
+  /** TLS and SASL of a secured cluster (from the service config). */
+  security?: KafkaSecurity;
   dataSource: DataSource;
   handler: BatchEventHandler<T>;
   /** Events applied in one transaction at most. */
@@ -54,7 +56,7 @@ export class BatchEventConsumer<T extends EventType> {
   private running = false;
 
   constructor(private readonly options: BatchEventConsumerOptions<T>) {
-    this.kafka = createKafka(options.brokers, `${options.groupId}-consumer`);
+    this.kafka = createKafka(options.brokers, `${options.groupId}-consumer`, options.security);
     this.consumer = this.kafka.consumer({
       groupId: options.groupId,
       allowAutoTopicCreation: false,

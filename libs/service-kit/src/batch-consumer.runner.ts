@@ -2,8 +2,8 @@ import { PinoLogger } from 'nestjs-pino';
 import { Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
 import { EventType, SagaEvent } from '@checkout/contracts';
-import { BatchEventConsumer, BatchEventHandler, parseBrokers } from '@checkout/messaging';
-import { BaseConfig } from './config';
+import { BatchEventConsumer, BatchEventHandler } from '@checkout/messaging';
+import { BaseConfig, kafkaClientOptions } from './config';
 import { LagWatch, shutdownOnFatal } from './consumer-lifecycle';
 
 /** What a service says about one hot topic it consumes in batches (group commit). */
@@ -37,13 +37,12 @@ export class BatchConsumerRunner<T extends EventType> {
   async start(): Promise<void> {
     const name = this.config.SERVICE_NAME;
     const groupId = `${name}-${this.spec.purpose}`;
-    const brokers = parseBrokers(this.config.KAFKA_BROKERS);
     this.consumer = new BatchEventConsumer({
       topic: this.spec.topic,
       groupId,
       inboxName: name,
       takeOverFrom: name,
-      brokers,
+      ...kafkaClientOptions(this.config),
       dataSource: this.dataSource,
       batchSize: this.spec.batchSize,
       logger: this.logger.logger,

@@ -1,4 +1,12 @@
 import { z } from 'zod';
+import {
+  KAFKA_SECURITY_ENV,
+  KafkaSecurity,
+  KafkaSecurityEnv,
+  checkKafkaSecurity,
+  kafkaSecurityOf,
+  parseBrokers,
+} from '@checkout/messaging';
 
 /** Settings every service reads from its environment. */
 export const BaseConfigSchema = z.object({
@@ -21,7 +29,10 @@ export const BaseConfigSchema = z.object({
   OUTBOX_RETENTION_MS: z.coerce.number().int().min(0).optional(),
   /** Inbox rows are kept this long (default 8 days): longer than the topics' retention (7 days by default). */
   INBOX_RETENTION_MS: z.coerce.number().int().min(0).optional(),
-});
+})
+  // Kafka credentials (TLS, SASL): their own block. The rules between them (a mechanism needs credentials) run
+  // in parseConfig: a refinement here would forbid the services' .extend() of keys such as DATABASE_URL.
+  .extend(KAFKA_SECURITY_ENV);
 export type BaseConfig = z.infer<typeof BaseConfigSchema>;
 
 /** A configuration error, raised at boot so a bad deployment fails fast with the variable's name. */
@@ -32,7 +43,12 @@ export function parseConfig<S extends z.ZodType>(
   schema: S,
   env: NodeJS.ProcessEnv = process.env,
 ): z.infer<S> {
-  const result = schema.safeParse(env);
+  const result = schema
+    .superRefine((value, ctx) => {
+      if (typeof value === 'object' && value !== null && 'KAFKA_SSL' in value)
+        checkKafkaSecurity(value as KafkaSecurityEnv, ctx);
+    })
+    .safeParse(env);
   if (!result.success) {
     const problems = result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
     throw new ConfigError(`invalid configuration: ${problems}`);
@@ -49,4 +65,9 @@ export function messagingSettings(config: BaseConfig) {
     outboxRetentionMs: config.OUTBOX_RETENTION_MS ?? 24 * 3_600_000,
     inboxRetentionMs: config.INBOX_RETENTION_MS ?? 8 * 24 * 3_600_000,
   };
+}
+
+/** What every Kafka client of a service is built from: the brokers and the TLS/SASL settings of its config. */
+export function kafkaClientOptions(config: BaseConfig): { brokers: string[]; security: KafkaSecurity } {
+  return { brokers: parseBrokers(config.KAFKA_BROKERS), security: kafkaSecurityOf(config) };
 }

@@ -8,9 +8,9 @@ import {
 import { DataSource } from 'typeorm';
 import { PinoLogger } from 'nestjs-pino';
 import { Registry } from 'prom-client';
-import { EventConsumer, HandlerMap, parseBrokers } from '@checkout/messaging';
+import { EventConsumer, HandlerMap } from '@checkout/messaging';
 import { withEventSpan } from '@checkout/tracing';
-import { BaseConfig } from './config';
+import { BaseConfig, kafkaClientOptions } from './config';
 import { LagWatch, shutdownOnFatal } from './consumer-lifecycle';
 import { EVENT_HANDLERS, METRICS_REGISTRY, SERVICE_CONFIG } from './tokens';
 
@@ -37,7 +37,7 @@ export class ConsumerHost implements OnApplicationBootstrap, BeforeApplicationSh
     if (!this.handlers || !this.dataSource || Object.keys(this.handlers).length === 0) return;
     this.consumer = new EventConsumer({
       name: this.config.SERVICE_NAME,
-      brokers: parseBrokers(this.config.KAFKA_BROKERS),
+      ...kafkaClientOptions(this.config),
       dataSource: this.dataSource,
       handlers: this.handlers,
       registry: this.registry,
