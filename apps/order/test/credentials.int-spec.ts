@@ -1,7 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -71,7 +71,13 @@ describe('Kafka SASL/SCRAM and Redis requirepass (the local stack with STACK_KAF
       auth: stackAuth({ STACK_KAFKA_SASL: 'true', STACK_KAFKA_SASL_PASSWORD: `pw-${randomUUID()}` }),
     };
     process.once('exit', killLeftovers);
-    await Promise.all([startKafka(config, jars, () => undefined), startRedis(config)]);
+    try {
+      await Promise.all([startKafka(config, jars, () => undefined), startRedis(config)]);
+    } catch (error) {
+      const log = join(config.logs, 'kafka.log');
+      const tail = existsSync(log) ? readFileSync(log, 'utf8').split('\n').slice(-30).join('\n') : '(no log)';
+      throw new Error(`${(error as Error).message}\nlast lines of ${log}:\n${tail}`);
+    }
     // The environment the stack gives the order service, parsed by the service's own config.
     order = loadOrderConfig(serviceEnv(config, 'order'));
   });
