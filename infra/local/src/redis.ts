@@ -44,7 +44,9 @@ export async function startRedis(config: StackConfig): Promise<void> {
   mkdirSync(dir, { recursive: true });
   // requirepass goes in a config file: on the command line it would show in `ps`.
   const conf = join(dir, 'redis.conf');
-  writeFileSync(conf, password ? `requirepass "${password.replace(/["\\]/g, '\\$&')}"\n` : '', { mode: 0o600 });
+  writeFileSync(conf, password ? `requirepass "${password.replace(/["\\]/g, '\\$&')}"\n` : '', {
+    mode: 0o600,
+  });
   if (!runningPid(config.run, 'redis')) {
     startDetached(config.run, config.logs, {
       name: 'redis',
@@ -64,7 +66,10 @@ export async function startRedis(config: StackConfig): Promise<void> {
       ],
     });
   }
-  await waitFor('Redis PING', () => redisPing(config.redis.port, password), { timeoutMs: 20_000, intervalMs: 100 });
+  await waitFor('Redis PING', () => redisPing(config.redis.port, password), {
+    timeoutMs: 20_000,
+    intervalMs: 100,
+  });
 }
 
 export const stopRedis = (config: StackConfig) => stopManaged(config.run, 'redis', 10_000);

@@ -32,7 +32,8 @@ export function stackAuth(env: NodeJS.ProcessEnv = process.env): StackAuth | und
 }
 
 /** The name (and security protocol) of the broker's client listener. */
-export const brokerListener = (auth: StackAuth | undefined): string => (auth ? 'SASL_PLAINTEXT' : 'PLAINTEXT');
+export const brokerListener = (auth: StackAuth | undefined): string =>
+  auth ? 'SASL_PLAINTEXT' : 'PLAINTEXT';
 
 const scramLogin = (user: { username: string; password: string }) =>
   `org.apache.kafka.common.security.scram.ScramLoginModule required username="${user.username}" password="${user.password}";`;
@@ -60,7 +61,8 @@ const SCRAM_MARKER = 'scram-users';
 
 /** Records, next to the formatted storage, which SCRAM users it was formatted with (names only). */
 export function markScramUsers(dataDir: string, auth: StackAuth | undefined): void {
-  if (auth) writeFileSync(join(dataDir, SCRAM_MARKER), `${auth.brokerUser.username},${auth.kafkaUser.username}\n`);
+  if (auth)
+    writeFileSync(join(dataDir, SCRAM_MARKER), `${auth.brokerUser.username},${auth.kafkaUser.username}\n`);
 }
 
 /**

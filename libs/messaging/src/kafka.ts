@@ -58,7 +58,8 @@ export function checkKafkaSecurity(env: KafkaSecurityEnv, ctx: z.RefinementCtx):
   }
   if (env.KAFKA_SSL_CA_FILE) {
     if (!env.KAFKA_SSL) issue('KAFKA_SSL_CA_FILE', 'set, but KAFKA_SSL is not true');
-    else if (!readable(env.KAFKA_SSL_CA_FILE)) issue('KAFKA_SSL_CA_FILE', `cannot read ${env.KAFKA_SSL_CA_FILE}`);
+    else if (!readable(env.KAFKA_SSL_CA_FILE))
+      issue('KAFKA_SSL_CA_FILE', `cannot read ${env.KAFKA_SSL_CA_FILE}`);
   }
 }
 
@@ -71,7 +72,11 @@ export function kafkaSecurityOf(env: KafkaSecurityEnv): KafkaSecurity {
   if (env.KAFKA_SSL) {
     security.ssl = env.KAFKA_SSL_CA_FILE ? { ca: [readFileSync(env.KAFKA_SSL_CA_FILE, 'utf8')] } : true;
   }
-  const { KAFKA_SASL_MECHANISM: mechanism, KAFKA_SASL_USERNAME: username, KAFKA_SASL_PASSWORD: password } = env;
+  const {
+    KAFKA_SASL_MECHANISM: mechanism,
+    KAFKA_SASL_USERNAME: username,
+    KAFKA_SASL_PASSWORD: password,
+  } = env;
   if (mechanism && username && password) security.sasl = { mechanism, username, password };
   return security;
 }

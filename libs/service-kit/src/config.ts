@@ -9,27 +9,28 @@ import {
 } from '@checkout/messaging';
 
 /** Settings every service reads from its environment. */
-export const BaseConfigSchema = z.object({
-  SERVICE_NAME: z.string().min(1),
-  PORT: z.coerce.number().int().min(1).max(65535),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  KAFKA_BROKERS: z.string().min(1),
-  DATABASE_URL: z.string().url().optional(),
-  /** Largest accepted HTTP body. */
-  BODY_LIMIT: z.string().default('64kb'),
-  /** How long SIGTERM may take: consumers drain, HTTP finishes in-flight requests. */
-  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(1000).default(20_000),
-  /** Replication slot of the service's outbox connector; default `<service>_outbox` (infra/debezium). */
-  OUTBOX_SLOT_NAME: z.string().min(1).optional(),
-  /** How often the outbox and consumer-lag gauges are refreshed (default 5 s). */
-  MESSAGING_PROBE_INTERVAL_MS: z.coerce.number().int().min(100).optional(),
-  /** How often relay-confirmed outbox rows and old inbox rows are pruned (default 60 s). */
-  MESSAGING_RETENTION_INTERVAL_MS: z.coerce.number().int().min(100).optional(),
-  /** Relay-confirmed outbox rows are kept this long (default 24 h; Kafka holds the events). */
-  OUTBOX_RETENTION_MS: z.coerce.number().int().min(0).optional(),
-  /** Inbox rows are kept this long (default 8 days): longer than the topics' retention (7 days by default). */
-  INBOX_RETENTION_MS: z.coerce.number().int().min(0).optional(),
-})
+export const BaseConfigSchema = z
+  .object({
+    SERVICE_NAME: z.string().min(1),
+    PORT: z.coerce.number().int().min(1).max(65535),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    KAFKA_BROKERS: z.string().min(1),
+    DATABASE_URL: z.string().url().optional(),
+    /** Largest accepted HTTP body. */
+    BODY_LIMIT: z.string().default('64kb'),
+    /** How long SIGTERM may take: consumers drain, HTTP finishes in-flight requests. */
+    SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(1000).default(20_000),
+    /** Replication slot of the service's outbox connector; default `<service>_outbox` (infra/debezium). */
+    OUTBOX_SLOT_NAME: z.string().min(1).optional(),
+    /** How often the outbox and consumer-lag gauges are refreshed (default 5 s). */
+    MESSAGING_PROBE_INTERVAL_MS: z.coerce.number().int().min(100).optional(),
+    /** How often relay-confirmed outbox rows and old inbox rows are pruned (default 60 s). */
+    MESSAGING_RETENTION_INTERVAL_MS: z.coerce.number().int().min(100).optional(),
+    /** Relay-confirmed outbox rows are kept this long (default 24 h; Kafka holds the events). */
+    OUTBOX_RETENTION_MS: z.coerce.number().int().min(0).optional(),
+    /** Inbox rows are kept this long (default 8 days): longer than the topics' retention (7 days by default). */
+    INBOX_RETENTION_MS: z.coerce.number().int().min(0).optional(),
+  })
   // Kafka credentials (TLS, SASL): their own block. The rules between them (a mechanism needs credentials) run
   // in parseConfig: a refinement here would forbid the services' .extend() of keys such as DATABASE_URL.
   .extend(KAFKA_SECURITY_ENV);

@@ -14,7 +14,11 @@ export type RedisAuthEnv = { REDIS_USERNAME?: string; REDIS_PASSWORD?: string };
 /** A username without a password cannot log in: a config error at boot (the message names no value). */
 export function checkRedisAuth(env: RedisAuthEnv, ctx: z.RefinementCtx): void {
   if (env.REDIS_USERNAME && !env.REDIS_PASSWORD)
-    ctx.addIssue({ code: 'custom', path: ['REDIS_PASSWORD'], message: 'required when REDIS_USERNAME is set' });
+    ctx.addIssue({
+      code: 'custom',
+      path: ['REDIS_PASSWORD'],
+      message: 'required when REDIS_USERNAME is set',
+    });
 }
 
 /** The ioredis options of parsed credentials; they win over credentials written in REDIS_URL. */

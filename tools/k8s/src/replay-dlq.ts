@@ -151,7 +151,10 @@ async function main(): Promise<void> {
     console.log(`${parked.length} message(s) match; nothing produced (dry run: add --apply to replay)`);
     return;
   }
-  const producer = createKafka(brokers, 'dlq-replay', security).producer({ idempotent: true, maxInFlightRequests: 1 });
+  const producer = createKafka(brokers, 'dlq-replay', security).producer({
+    idempotent: true,
+    maxInFlightRequests: 1,
+  });
   await producer.connect();
   try {
     for (const m of parked) {

@@ -21,8 +21,7 @@ const SECRET = 'the-secret-value';
 function refuses(extra: Record<string, string>, variable: string): void {
   assert.throws(
     () => loadOrderConfig({ ...env, ...extra }),
-    (e: unknown) =>
-      e instanceof ConfigError && e.message.includes(variable) && !e.message.includes(SECRET),
+    (e: unknown) => e instanceof ConfigError && e.message.includes(variable) && !e.message.includes(SECRET),
   );
 }
 
@@ -48,7 +47,9 @@ describe('order config: Kafka and Redis credentials', () => {
     });
     const { security } = kafkaClientOptions(config);
     assert.deepEqual(security.sasl, { mechanism: 'scram-sha-512', username: 'order', password: SECRET });
-    assert.deepEqual(security.ssl, { ca: ['-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n'] });
+    assert.deepEqual(security.ssl, {
+      ca: ['-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n'],
+    });
     assert.deepEqual(redisAuthOf(config), { username: 'order', password: SECRET });
   });
 
@@ -64,7 +65,10 @@ describe('order config: Kafka and Redis credentials', () => {
 
   it('refuses credentials without a mechanism, an unknown mechanism and a bad KAFKA_SSL, showing no value', () => {
     refuses({ KAFKA_SASL_USERNAME: 'order', KAFKA_SASL_PASSWORD: SECRET }, 'KAFKA_SASL_MECHANISM');
-    refuses({ KAFKA_SASL_MECHANISM: 'gssapi', KAFKA_SASL_USERNAME: 'o', KAFKA_SASL_PASSWORD: SECRET }, 'KAFKA_SASL_MECHANISM');
+    refuses(
+      { KAFKA_SASL_MECHANISM: 'gssapi', KAFKA_SASL_USERNAME: 'o', KAFKA_SASL_PASSWORD: SECRET },
+      'KAFKA_SASL_MECHANISM',
+    );
     refuses({ KAFKA_SSL: 'yes' }, 'KAFKA_SSL');
   });
 

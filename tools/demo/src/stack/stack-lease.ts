@@ -52,7 +52,11 @@ async function postgresAnswers(config: StackConfig): Promise<boolean> {
 /** Start order; stopping goes the other way (services first, PostgreSQL last). */
 export const STACK_PARTS: readonly StackPart[] = [
   { name: 'postgres', running: postgresAnswers, stop: stopPostgres },
-  { name: 'redis', running: (c) => redisPing(c.redis.port, c.auth?.redisPassword).catch(() => false), stop: stopRedis },
+  {
+    name: 'redis',
+    running: (c) => redisPing(c.redis.port, c.auth?.redisPassword).catch(() => false),
+    stop: stopRedis,
+  },
   pidPart('kafka', stopKafka),
   pidPart('connect', stopConnect),
   ...SERVICES.map((svc) => ({

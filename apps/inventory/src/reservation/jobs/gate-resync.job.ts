@@ -35,7 +35,11 @@ export class GateResyncJob implements OnApplicationBootstrap, BeforeApplicationS
   ) {
     logger.setContext('GateResyncJob');
     if (config.REDIS_URL) {
-      this.redis = new Redis(config.REDIS_URL, { ...FAIL_FAST_REDIS, ...redisAuthOf(config), lazyConnect: true });
+      this.redis = new Redis(config.REDIS_URL, {
+        ...FAIL_FAST_REDIS,
+        ...redisAuthOf(config),
+        lazyConnect: true,
+      });
       this.redis.on('error', () => undefined); // reported per run as skipped
       this.gate = new StockGate(this.redis);
     }
