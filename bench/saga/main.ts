@@ -523,6 +523,7 @@ async function restartNodeServices(profileDir: string | null): Promise<void> {
       name,
       command: process.execPath,
       args: [...prof, '--enable-source-maps', main],
+      ports: [config.servicePorts[name], config.internalPorts[name]],
       env: { ...process.env, ...serviceEnv(config, name) },
     });
     await waitFor(`${name} /health/ready`, () => serviceReady(config, name).catch(() => false), {

@@ -2,6 +2,7 @@
 // Plain kafkajs; the envelope is validated with @checkout/contracts' validateEvent when it is available (inside
 // this repo, after `npm run build`), else only its shape is checked: outside the repo, validate against
 // libs/contracts/schemas/order.paid.v1.json with any JSON Schema 2020-12 validator instead.
+import { readFileSync } from 'node:fs';
 import { Kafka, logLevel } from 'kafkajs';
 
 const brokers = (process.env.KAFKA_BROKERS ?? 'localhost:59092').split(',');
@@ -31,7 +32,18 @@ const text = (headers, name) => headers?.[name]?.toString();
 // unique eventId); this example keeps them in memory.
 const seen = new Set();
 
-const kafka = new Kafka({ clientId: groupId, brokers, logLevel: logLevel.WARN });
+// A secured cluster: the same variables as the services (docs/runbook.md, "Kafka and Redis credentials").
+const mechanism = process.env.KAFKA_SASL_MECHANISM;
+const username = process.env.KAFKA_SASL_USERNAME;
+const password = process.env.KAFKA_SASL_PASSWORD;
+if (mechanism && !(username && password))
+  throw new Error('KAFKA_SASL_MECHANISM needs KAFKA_SASL_USERNAME and KAFKA_SASL_PASSWORD');
+const sasl = mechanism ? { mechanism, username, password } : undefined;
+const caFile = process.env.KAFKA_SSL_CA_FILE;
+const ssl =
+  process.env.KAFKA_SSL === 'true' ? (caFile ? { ca: [readFileSync(caFile, 'utf8')] } : true) : undefined;
+
+const kafka = new Kafka({ clientId: groupId, brokers, logLevel: logLevel.WARN, sasl, ssl });
 const consumer = kafka.consumer({ groupId });
 let handled = 0;
 

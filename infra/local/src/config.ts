@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { StackAuth, stackAuth } from './sasl';
 import { SERVICES } from './topology';
 
 /** Where the repo is: infra/local/dist/src -> repo root. */
@@ -43,6 +44,8 @@ export interface StackConfig {
   /** Password of every service's dev login role (dev only; production reads secrets from the environment). */
   devDbPassword: string;
   cdc: { user: string; password: string };
+  /** Kafka SASL and Redis requirepass (`STACK_KAFKA_SASL=true`); undefined: no authentication. */
+  auth?: StackAuth;
 }
 
 export function loadStackConfig(): StackConfig {
@@ -73,6 +76,7 @@ export function loadStackConfig(): StackConfig {
     ),
     devDbPassword: process.env.DEV_DB_PASSWORD ?? 'dev-password',
     cdc: { user: 'debezium', password: process.env.CDC_DB_PASSWORD ?? 'debezium-dev' },
+    auth: stackAuth(),
   };
 }
 

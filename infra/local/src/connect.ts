@@ -6,6 +6,7 @@ import { jvmArgs } from './kafka';
 import { partState } from './parts';
 import { javaCommand } from './prerequisites';
 import { startDetached, stopManaged, waitHealthy } from './processes';
+import { clientAuthEnv, connectSaslProperties } from './sasl';
 import { OUTBOX_SERVICES, dbEnvPrefix } from './topology';
 import { waitFor } from './wait';
 
@@ -51,13 +52,18 @@ export function workerProperties(config: StackConfig, pluginPath: string): strin
     // Connector JSON says ${env:ORDER_DB_HOST}; the worker resolves it from its own environment.
     'config.providers=env',
     'config.providers.env.class=org.apache.kafka.common.config.provider.EnvVarConfigProvider',
+    ...connectSaslProperties(config.auth),
     '',
   ].join('\n');
 }
 
 /** The environment the worker resolves connector placeholders from, for the local stack. */
 export function connectEnv(config: StackConfig): Record<string, string> {
-  const env: Record<string, string> = { CDC_DB_USER: config.cdc.user, CDC_DB_PASSWORD: config.cdc.password };
+  const env: Record<string, string> = {
+    CDC_DB_USER: config.cdc.user,
+    CDC_DB_PASSWORD: config.cdc.password,
+    ...clientAuthEnv(config.auth),
+  };
   for (const svc of OUTBOX_SERVICES) {
     const prefix = dbEnvPrefix(svc.name);
     env[`${prefix}_HOST`] = '127.0.0.1';

@@ -12,3 +12,4 @@ export * from './jars';
 export * from './ownership';
 export * from './parts';
 export * from './prerequisites';
+export * from './sasl';

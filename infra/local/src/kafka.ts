@@ -8,6 +8,14 @@ import { writeRecord } from './ownership';
 import { partState } from './parts';
 import { javaCommand } from './prerequisites';
 import { runAsync, startDetached, stopManaged, waitHealthy } from './processes';
+import {
+  assertScramUsers,
+  brokerListener,
+  brokerSaslProperties,
+  formatScramArgs,
+  markScramUsers,
+  stackSasl,
+} from './sasl';
 import { waitFor } from './wait';
 
 const LOG4J2 = `status = warn
@@ -44,15 +52,17 @@ export function jvmArgs(config: StackConfig, heap: string): string[] {
 /** Single-node KRaft settings (combined broker and controller, replication factor 1 everywhere). */
 export function serverProperties(config: StackConfig, logDirs: string): string {
   const { port, controllerPort } = config.kafka;
+  const listener = brokerListener(config.auth);
   return [
     'process.roles=broker,controller',
     'node.id=1',
     `controller.quorum.voters=1@127.0.0.1:${controllerPort}`,
-    `listeners=PLAINTEXT://127.0.0.1:${port},CONTROLLER://127.0.0.1:${controllerPort}`,
-    `advertised.listeners=PLAINTEXT://127.0.0.1:${port}`,
+    `listeners=${listener}://127.0.0.1:${port},CONTROLLER://127.0.0.1:${controllerPort}`,
+    `advertised.listeners=${listener}://127.0.0.1:${port}`,
     'controller.listener.names=CONTROLLER',
-    'inter.broker.listener.name=PLAINTEXT',
-    'listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT',
+    `inter.broker.listener.name=${listener}`,
+    `listener.security.protocol.map=${listener}:${listener},CONTROLLER:PLAINTEXT`,
+    ...brokerSaslProperties(config.auth),
     `log.dirs=${logDirs}`,
     'num.partitions=3',
     'default.replication.factor=1',
@@ -79,6 +89,7 @@ export function stackKafka(config: StackConfig, clientId = 'local-stack'): Kafka
     brokers: [config.kafka.bootstrap],
     logLevel: logLevel.NOTHING,
     retry: { retries: 3 },
+    ...stackSasl(config.auth),
   });
 }
 
@@ -147,8 +158,11 @@ export async function startKafka(
       '-c',
       props,
       '--ignore-formatted',
+      ...formatScramArgs(config.auth),
     ]);
+    markScramUsers(data, config.auth);
   }
+  assertScramUsers(data, config.auth);
   const pid = startDetached(config.run, config.logs, {
     name: 'kafka',
     command: javaCommand(),

@@ -4,6 +4,7 @@ import { REPO_ROOT, StackConfig } from './config';
 import { databaseUrl } from './postgres';
 import { PartFailed, partState } from './parts';
 import { startDetached, stopManaged, waitHealthy } from './processes';
+import { clientAuthEnv } from './sasl';
 import { SERVICES } from './topology';
 import { waitFor } from './wait';
 
@@ -78,7 +79,7 @@ export function serviceEnv(config: StackConfig, name: string): Record<string, st
     SAGA_STUCK_SWEEP_INTERVAL_MS: '5000',
   };
   if (spec.database) env.DATABASE_URL = databaseUrl(config, spec.database);
-  return env;
+  return { ...env, ...clientAuthEnv(config.auth) };
 }
 
 /** Whether a service answers its readiness probe (on its internal port). */

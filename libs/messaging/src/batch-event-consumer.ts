@@ -12,7 +12,7 @@ import {
 } from './dead-letter';
 import { NonRetryableError } from './errors';
 import { FETCH_MAX_WAIT_MS } from './event-consumer';
-import { createKafka } from './kafka';
+import { KafkaSecurity, createKafka } from './kafka';
 import { Logger } from './logger';
 import { consumedCounter } from './metrics';
 
@@ -32,6 +32,8 @@ export interface BatchEventConsumerOptions<T extends EventType> {
   /** On first start (no committed offsets yet), continue from this group's offsets instead of the beginning. */
   takeOverFrom?: string;
   brokers: string[];
+  /** TLS and SASL of a secured cluster (from the service config). */
+  security?: KafkaSecurity;
   dataSource: DataSource;
   handler: BatchEventHandler<T>;
   /** Events applied in one transaction at most. */
@@ -66,7 +68,7 @@ export class BatchEventConsumer<T extends EventType> {
   private readonly aloneRetry: HandlerRetry;
 
   constructor(private readonly options: BatchEventConsumerOptions<T>) {
-    this.kafka = createKafka(options.brokers, `${options.groupId}-consumer`);
+    this.kafka = createKafka(options.brokers, `${options.groupId}-consumer`, options.security);
     this.consumer = this.kafka.consumer({
       groupId: options.groupId,
       allowAutoTopicCreation: false,

@@ -1,7 +1,7 @@
 import { Admin } from 'kafkajs';
 import { Gauge, Registry } from 'prom-client';
 import { dlqTopic } from '@checkout/contracts';
-import { createKafka } from './kafka';
+import { KafkaSecurity, createKafka } from './kafka';
 import { consumerLagGauge, dlqDepthGauge } from './metrics';
 
 /** One partition's end offsets as the broker reports them. */
@@ -52,9 +52,15 @@ export class ConsumerLagMonitor {
   private readonly dlqGauge?: Gauge<'topic'>;
 
   constructor(
-    private readonly options: { groupId: string; topics: string[]; brokers: string[]; registry?: Registry },
+    private readonly options: {
+      groupId: string;
+      topics: string[];
+      brokers: string[];
+      security?: KafkaSecurity;
+      registry?: Registry;
+    },
   ) {
-    this.admin = createKafka(options.brokers, `${options.groupId}-lag-monitor`).admin();
+    this.admin = createKafka(options.brokers, `${options.groupId}-lag-monitor`, options.security).admin();
     if (options.registry) {
       // A service may run several consumer groups (e.g. a batched one next to the per-event one): one gauge.
       this.lagGauge = consumerLagGauge(options.registry);

@@ -12,7 +12,7 @@ import {
   databaseAnswers,
 } from './dead-letter';
 import { NonRetryableError } from './errors';
-import { createKafka } from './kafka';
+import { KafkaSecurity, createKafka } from './kafka';
 import { Logger, consoleLogger } from './logger';
 
 /** Applies one event inside the transaction in which its inbox row is recorded. */
@@ -29,6 +29,8 @@ export interface EventConsumerOptions {
   /** Names the consumer group and the inbox rows: one per service and purpose, e.g. `inventory`. */
   name: string;
   brokers: string[];
+  /** TLS and SASL of a secured cluster (from the service config). */
+  security?: KafkaSecurity;
   dataSource: DataSource;
   handlers: HandlerMap;
   logger?: Logger;
@@ -76,7 +78,7 @@ export class EventConsumer {
   private readonly retry: HandlerRetry;
 
   constructor(private readonly options: EventConsumerOptions) {
-    const kafka = createKafka(options.brokers, `${options.name}-consumer`);
+    const kafka = createKafka(options.brokers, `${options.name}-consumer`, options.security);
     this.consumer = kafka.consumer({
       groupId: options.name,
       allowAutoTopicCreation: false,

@@ -2,8 +2,8 @@ import { PinoLogger } from 'nestjs-pino';
 import { Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
 import { EventType, SagaEvent } from '@checkout/contracts';
-import { BatchEventConsumer, BatchEventHandler, parseBrokers } from '@checkout/messaging';
-import { BaseConfig } from './config';
+import { BatchEventConsumer, BatchEventHandler } from '@checkout/messaging';
+import { BaseConfig, kafkaClientOptions } from './config';
 import { BackgroundStart, LagWatch, shutdownOnFatal } from './consumer-lifecycle';
 
 /** What a service says about one hot topic it consumes in batches (group commit). */
@@ -38,7 +38,6 @@ export class BatchConsumerRunner<T extends EventType> {
   start(): Promise<void> {
     const name = this.config.SERVICE_NAME;
     const groupId = `${name}-${this.spec.purpose}`;
-    const brokers = parseBrokers(this.config.KAFKA_BROKERS);
     this.starter = new BackgroundStart(
       groupId,
       this.logger,
@@ -48,7 +47,7 @@ export class BatchConsumerRunner<T extends EventType> {
           groupId,
           inboxName: name,
           takeOverFrom: name,
-          brokers,
+          ...kafkaClientOptions(this.config),
           dataSource: this.dataSource,
           batchSize: this.spec.batchSize,
           logger: this.logger.logger,

@@ -1,7 +1,7 @@
 import { PinoLogger } from 'nestjs-pino';
 import { Registry } from 'prom-client';
-import { ConsumerLagMonitor, parseBrokers } from '@checkout/messaging';
-import { BaseConfig, messagingSettings } from './config';
+import { ConsumerLagMonitor } from '@checkout/messaging';
+import { BaseConfig, kafkaClientOptions, messagingSettings } from './config';
 import { PeriodicTask } from './periodic';
 
 /**
@@ -22,8 +22,7 @@ export class LagWatch {
   private readonly task: PeriodicTask;
 
   constructor(config: BaseConfig, registry: Registry, logger: PinoLogger, groupId: string, topics: string[]) {
-    const brokers = parseBrokers(config.KAFKA_BROKERS);
-    const monitor = new ConsumerLagMonitor({ groupId, topics, brokers, registry });
+    const monitor = new ConsumerLagMonitor({ groupId, topics, ...kafkaClientOptions(config), registry });
     this.monitor = monitor;
     this.task = new PeriodicTask(
       `${groupId}-lag`,

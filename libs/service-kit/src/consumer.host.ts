@@ -8,9 +8,9 @@ import {
 import { DataSource } from 'typeorm';
 import { PinoLogger } from 'nestjs-pino';
 import { Registry } from 'prom-client';
-import { EventConsumer, HandlerMap, parseBrokers } from '@checkout/messaging';
+import { EventConsumer, HandlerMap } from '@checkout/messaging';
 import { withEventSpan } from '@checkout/tracing';
-import { BaseConfig } from './config';
+import { BaseConfig, kafkaClientOptions } from './config';
 import { BackgroundStart, LagWatch, shutdownOnFatal } from './consumer-lifecycle';
 import { EVENT_HANDLERS, METRICS_REGISTRY, SERVICE_CONFIG } from './tokens';
 
@@ -45,7 +45,7 @@ export class ConsumerHost implements OnApplicationBootstrap, BeforeApplicationSh
       async () => {
         const consumer = new EventConsumer({
           name: this.config.SERVICE_NAME,
-          brokers: parseBrokers(this.config.KAFKA_BROKERS),
+          ...kafkaClientOptions(this.config),
           dataSource,
           handlers,
           registry: this.registry,

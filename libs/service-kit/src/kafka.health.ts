@@ -1,9 +1,9 @@
 import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
 import { HealthIndicatorService } from '@nestjs/terminus';
 import { Admin } from 'kafkajs';
-import { createKafka, parseBrokers } from '@checkout/messaging';
+import { createKafka } from '@checkout/messaging';
 import { SERVICE_CONFIG } from './tokens';
-import { BaseConfig } from './config';
+import { BaseConfig, kafkaClientOptions } from './config';
 import { consumerStates } from './consumer-lifecycle';
 
 /**
@@ -24,10 +24,8 @@ export class KafkaHealthIndicator implements OnModuleDestroy {
     const consumers = Object.fromEntries(consumerStates);
     try {
       if (!this.admin) {
-        this.admin = createKafka(
-          parseBrokers(this.config.KAFKA_BROKERS),
-          `${this.config.SERVICE_NAME}-health`,
-        ).admin();
+        const { brokers, security } = kafkaClientOptions(this.config);
+        this.admin = createKafka(brokers, `${this.config.SERVICE_NAME}-health`, security).admin();
         await this.admin.connect();
       }
       const cluster = await Promise.race([

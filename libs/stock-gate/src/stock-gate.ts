@@ -205,7 +205,7 @@ export class StockGate {
   /**
    * Runs a Redis call whose outcome matters either way (take). GateUnavailable only when the command surely
    * did not run: the connection was not up (checked before sending, and ioredis refuses to queue), or Redis
-   * refused it (loading, busy, read-only). Anything after it was written (no reply within the reply timeout,
+   * refused it (loading, busy, read-only, authentication). Anything after it was written (no reply within the reply timeout,
    * connection lost mid-flight) is GateUnknown. A script error is a bug and is thrown.
    */
   private async send<T>(fn: () => Promise<T>): Promise<T | GateUnavailable | GateUnknown> {
@@ -216,7 +216,8 @@ export class StockGate {
     } catch (error) {
       const message = (error as Error).message ?? String(error);
       if (error instanceof ReplyError) {
-        if (/^(LOADING|BUSY|READONLY|MASTERDOWN|CLUSTERDOWN)/.test(message))
+        // Refused before running: loading, busy, read-only, or not (or not allowed to be) authenticated.
+        if (/^(LOADING|BUSY|READONLY|MASTERDOWN|CLUSTERDOWN|NOAUTH|WRONGPASS|NOPERM)/.test(message))
           return { outcome: 'GateUnavailable', reason: message };
         throw error;
       }

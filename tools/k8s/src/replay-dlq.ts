@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { IHeaders, KafkaMessage } from 'kafkajs';
-import { createKafka, parseBrokers } from '@checkout/messaging';
+import { KafkaSecurity, createKafka, kafkaSecurityFromEnv, parseBrokers } from '@checkout/messaging';
 
 /**
  * DLQ replay (docs/runbook.md): reads a `<topic>.dlq` up to its current end, picks the parked messages that match
@@ -59,8 +59,13 @@ export function replayOf(dlq: string, m: ParkedMessage) {
 }
 
 /** Reads a DLQ from its start to its end at the time of the call, with a throwaway consumer group. */
-async function readDlq(brokers: string[], dlq: string, timeoutMs = 60_000): Promise<ParkedMessage[]> {
-  const kafka = createKafka(brokers, 'dlq-replay');
+async function readDlq(
+  brokers: string[],
+  security: KafkaSecurity,
+  dlq: string,
+  timeoutMs = 60_000,
+): Promise<ParkedMessage[]> {
+  const kafka = createKafka(brokers, 'dlq-replay', security);
   const admin = kafka.admin();
   await admin.connect();
   const groupId = `dlq-replay-${randomUUID()}`;
@@ -128,13 +133,15 @@ async function main(): Promise<void> {
   });
   if (!values.dlq?.endsWith('.dlq')) throw new Error('--dlq <topic>.dlq is required');
   const brokers = parseBrokers(values.brokers ?? '');
+  // TLS and SASL from the same variables as the services (KAFKA_SASL_*, KAFKA_SSL*).
+  const security = kafkaSecurityFromEnv();
   const filter: ReplayFilter = {
     eventId: values['event-id'],
     code: values.code,
     consumer: values.consumer,
     sagaId: values['saga-id'],
   };
-  const parked = (await readDlq(brokers, values.dlq)).filter((m) => matchesFilter(m, filter));
+  const parked = (await readDlq(brokers, security, values.dlq)).filter((m) => matchesFilter(m, filter));
   for (const m of parked)
     console.log(
       `${values.dlq}/${m.partition}/${m.offset} eventId=${m.headers.eventId} sagaId=${m.headers.sagaId} ` +
@@ -144,7 +151,10 @@ async function main(): Promise<void> {
     console.log(`${parked.length} message(s) match; nothing produced (dry run: add --apply to replay)`);
     return;
   }
-  const producer = createKafka(brokers, 'dlq-replay').producer({ idempotent: true, maxInFlightRequests: 1 });
+  const producer = createKafka(brokers, 'dlq-replay', security).producer({
+    idempotent: true,
+    maxInFlightRequests: 1,
+  });
   await producer.connect();
   try {
     for (const m of parked) {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { BaseConfigSchema, parseConfig } from '@checkout/service-kit';
+import { REDIS_AUTH_ENV, checkRedisAuth } from '@checkout/stock-gate';
 
 /** The inventory service's settings. */
 export const InventoryConfigSchema = BaseConfigSchema.extend({
@@ -18,7 +19,10 @@ export const InventoryConfigSchema = BaseConfigSchema.extend({
   INVENTORY_GATE_RESYNC_INTERVAL_MS: z.coerce.number().int().min(0).default(30_000),
   /** How often the drift job compares counters with the ledgers (0 turns it off). */
   INVENTORY_DRIFT_INTERVAL_MS: z.coerce.number().int().min(0).default(60_000),
-});
+})
+  // The gate's Redis credentials: their own block, next to the Kafka one of the base config.
+  .extend(REDIS_AUTH_ENV)
+  .superRefine(checkRedisAuth);
 export type InventoryConfig = z.infer<typeof InventoryConfigSchema>;
 
 /** Reads and validates the environment once at boot; throws naming every bad variable. */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { BaseConfigSchema, parseConfig } from '@checkout/service-kit';
+import { REDIS_AUTH_ENV, checkRedisAuth } from '@checkout/stock-gate';
 
 /** The order service's settings. */
 export const OrderConfigSchema = BaseConfigSchema.extend({
@@ -19,7 +20,10 @@ export const OrderConfigSchema = BaseConfigSchema.extend({
   /** How long a request may hold a key in `processing` before another request may take it over (crash). */
   IDEMPOTENCY_LEASE_MS: z.coerce.number().int().min(100).default(30_000),
   IDEMPOTENCY_CLEANUP_INTERVAL_MS: z.coerce.number().int().min(1_000).default(600_000),
-});
+})
+  // The gate's Redis credentials: their own block, next to the Kafka one of the base config.
+  .extend(REDIS_AUTH_ENV)
+  .superRefine(checkRedisAuth);
 export type OrderConfig = z.infer<typeof OrderConfigSchema>;
 
 /** Reads and validates the environment once at boot; throws naming every bad variable. */

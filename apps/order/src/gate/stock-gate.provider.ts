@@ -1,7 +1,7 @@
 import { Inject, Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { PinoLogger } from 'nestjs-pino';
 import { Counter, Registry } from 'prom-client';
-import { GateUnavailable, StockGate } from '@checkout/stock-gate';
+import { GateUnavailable, StockGate, redisAuthOf } from '@checkout/stock-gate';
 import { METRICS_REGISTRY, SERVICE_CONFIG } from '@checkout/service-kit';
 import { OrderConfig } from '../config/order.config';
 
@@ -25,7 +25,10 @@ export class OrderStockGate implements OnModuleInit, OnApplicationShutdown {
     private readonly logger: PinoLogger,
   ) {
     logger.setContext('StockGate');
-    this.gate = StockGate.connect(config.REDIS_URL, { commandTimeout: config.GATE_REPLY_TIMEOUT_MS });
+    this.gate = StockGate.connect(config.REDIS_URL, {
+      ...redisAuthOf(config),
+      commandTimeout: config.GATE_REPLY_TIMEOUT_MS,
+    });
     this.unavailable = new Counter({
       name: 'order_stock_gate_unavailable_total',
       help: 'Gate calls that could not reach Redis (for take: the checkout fell back to the database path)',

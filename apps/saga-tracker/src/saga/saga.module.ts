@@ -2,8 +2,14 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { PinoLogger } from 'nestjs-pino';
 import { Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
-import { createKafka, parseBrokers } from '@checkout/messaging';
-import { ConsumerHost, EVENT_HANDLERS, METRICS_REGISTRY, TenantRegistry } from '@checkout/service-kit';
+import { createKafka } from '@checkout/messaging';
+import {
+  ConsumerHost,
+  EVENT_HANDLERS,
+  METRICS_REGISTRY,
+  TenantRegistry,
+  kafkaClientOptions,
+} from '@checkout/service-kit';
 import { TRACKED_TYPES } from './domain';
 import { ReadHorizon } from './jobs/read-horizon';
 import { SagaTrackerConfig, stuckTimeoutsOf } from '../config/saga-tracker.config';
@@ -47,12 +53,11 @@ export class SagaModule {
         {
           provide: ReadHorizon,
           // The consumer group is the service name (ConsumerHost): the horizon is how far that group has read.
-          useFactory: () =>
-            new ReadHorizon(
-              createKafka(parseBrokers(config.KAFKA_BROKERS), `${config.SERVICE_NAME}-read-horizon`).admin(),
-              config.SERVICE_NAME,
-              TRACKED_TYPES,
-            ),
+          useFactory: () => {
+            const { brokers, security } = kafkaClientOptions(config);
+            const admin = createKafka(brokers, `${config.SERVICE_NAME}-read-horizon`, security).admin();
+            return new ReadHorizon(admin, config.SERVICE_NAME, TRACKED_TYPES);
+          },
         },
         {
           provide: StuckSweepJob,

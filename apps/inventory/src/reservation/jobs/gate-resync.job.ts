@@ -3,7 +3,7 @@ import Redis from 'ioredis';
 import { PinoLogger } from 'nestjs-pino';
 import { DataSource } from 'typeorm';
 import { PeriodicTask, TenantRegistry } from '@checkout/service-kit';
-import { FAIL_FAST_REDIS, GateResyncReport, StockGate, resyncGates } from '@checkout/stock-gate';
+import { FAIL_FAST_REDIS, GateResyncReport, StockGate, redisAuthOf, resyncGates } from '@checkout/stock-gate';
 import { InventoryConfig } from '../../config/inventory.config';
 import { sellableUnits } from '../database/stock.repository';
 import { INVENTORY_CONFIG } from '../inventory.tokens';
@@ -35,7 +35,11 @@ export class GateResyncJob implements OnApplicationBootstrap, BeforeApplicationS
   ) {
     logger.setContext('GateResyncJob');
     if (config.REDIS_URL) {
-      this.redis = new Redis(config.REDIS_URL, { ...FAIL_FAST_REDIS, lazyConnect: true });
+      this.redis = new Redis(config.REDIS_URL, {
+        ...FAIL_FAST_REDIS,
+        ...redisAuthOf(config),
+        lazyConnect: true,
+      });
       this.redis.on('error', () => undefined); // reported per run as skipped
       this.gate = new StockGate(this.redis);
     }
