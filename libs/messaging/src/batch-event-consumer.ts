@@ -52,8 +52,9 @@ export interface BatchEventConsumerOptions<T extends EventType> {
 /**
  * The batched twin of EventConsumer for one topic (group commit): a Kafka batch is cut
  * into chunks of batchSize and each chunk is validated, recorded in the inbox and applied in ONE transaction.
- * If a chunk fails (a poison event, a broken rule), every event of it is applied alone with the per-event
- * runtime's semantics (retries with backoff, NonRetryableError straight to `<topic>.dlq`), so one bad event
+ * While the database is away a chunk waits as a whole (HandlerRetry). If a chunk fails for its own reason (a
+ * poison event, a broken rule), every event of it is applied alone with the per-event runtime's semantics
+ * (retries with backoff, NonRetryableError straight to `<topic>.dlq`), so one bad event
  * never holds back or takes down the others. Offsets are resolved only after a chunk has committed.
  */
 export class BatchEventConsumer<T extends EventType> {

@@ -63,8 +63,9 @@ export type Outcome = 'applied' | 'duplicate' | 'dlq' | 'ignored';
 
 /**
  * The Kafka consumer runtime: validate the event against libs/contracts, then in one DB transaction record
- * its id in the inbox and run the handler (a redelivered event is skipped); retry with backoff; park poison
- * messages on `<topic>.dlq` with the reason. `stop()` drains in-flight work and commits offsets.
+ * its id in the inbox and run the handler (a redelivered event is skipped); retry with backoff (HandlerRetry:
+ * infrastructure errors without limit, the partition waiting for the database); park poison messages on
+ * `<topic>.dlq` with the reason. `stop()` drains in-flight work and commits offsets.
  */
 export class EventConsumer {
   private readonly consumer: Consumer;

@@ -42,6 +42,19 @@ describe('a PostgreSQL crash in the middle of running sagas', () => {
     await delay(OUTAGE_MS);
     await startPostgres(config, () => {});
     down = false;
+    // Crash recovery on a busy machine takes its time after the server accepts connections: the sagas' own
+    // deadline starts once the order service can read its database again.
+    await waitFor(
+      'the order service to answer from its database again',
+      async () => {
+        try {
+          return (await s.api.order(orders[0])) ?? undefined;
+        } catch {
+          return undefined;
+        }
+      },
+      { timeoutMs: 180_000, intervalMs: 500 },
+    );
 
     const settled = await Promise.allSettled(orders.map((orderId) => s.settle(orderId, 'SHIPPED')));
     const parked = orders.flatMap((o) => events.deadLettered(o));

@@ -37,6 +37,14 @@ describe('payment state machine', () => {
     }
   });
 
+  it('fails an attempt never sent to the PSP (its order was cancelled first), but never succeeds one', () => {
+    assert.deepEqual(replay('created', ['failed', 'pending']), {
+      state: 'failed',
+      outcomes: ['applied', 'ignored'],
+    });
+    assert.equal(canTransition('created', 'succeeded'), false);
+  });
+
   it('refunds only a succeeded payment', () => {
     assert.deepEqual(ALLOWED_FROM.refunded, ['succeeded']);
     assert.equal(replay('unknown', ['refunded']).state, 'unknown');
