@@ -4,14 +4,18 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { REPO_ROOT, loadStackConfig } from '../src/config';
+import { SAGA_TOPICS, dlqTopic } from '@checkout/contracts';
 import { connectEnv, connectorDefinitions } from '../src/connect';
+import { pinnedVersions } from '../src/jars';
 import { serviceEnv } from '../src/services';
 import { DB_SERVICES, OUTBOX_SERVICES, SERVICES } from '../src/topology';
 
 interface ComposeService {
+  image?: string;
   environment?: Record<string, string | number>;
   volumes?: string[];
   build?: { args?: Record<string, string> };
+  depends_on?: Record<string, { condition: string }>;
 }
 const compose = parse(readFileSync(join(REPO_ROOT, 'docker-compose.yml'), 'utf8'), { merge: true }) as {
   services: Record<string, ComposeService>;
@@ -112,6 +116,52 @@ describe('docker-compose.yml matches the local stack', () => {
       assert.ok(migrate, `compose has no migrate-${svc.name}`);
       assert.equal(migrate.build?.args?.APP, svc.name);
       assert.match(String(migrate.environment?.DATABASE_URL), new RegExp(`/${svc.database}$`));
+    }
+  });
+
+  it('pins the Kafka and Debezium images to the versions the local stack runs (infra/local/pom.xml)', () => {
+    const { kafka, debezium } = pinnedVersions();
+    assert.equal(compose.services.kafka.image, `apache/kafka:${kafka}`);
+    assert.equal(compose.services['create-topics'].image, `apache/kafka:${kafka}`);
+    assert.equal(compose.services.connect.image, `quay.io/debezium/connect:${debezium}`);
+  });
+
+  it('creates every topic the local stack creates, and each connector heartbeat topic, before anything uses Kafka', () => {
+    const listed = readFileSync(join(REPO_ROOT, 'infra', 'docker', 'topics.txt'), 'utf8')
+      .split('\n')
+      .filter(Boolean);
+    const heartbeats = connectorDefinitions().map(
+      (d) => `${d.config['topic.heartbeat.prefix']}.${d.config['topic.prefix']}`,
+    );
+    assert.deepEqual(listed.sort(), [...SAGA_TOPICS, ...SAGA_TOPICS.map(dlqTopic), ...heartbeats].sort());
+    assert.ok(
+      compose.services['create-topics'].volumes?.some((v) => v.startsWith('./infra/docker/topics.txt:')),
+    );
+    assert.equal(
+      compose.services.connect.depends_on?.['create-topics']?.condition,
+      'service_completed_successfully',
+    );
+  });
+
+  it('starts each app after the topics exist and, with a database, after its own migrations', () => {
+    for (const svc of SERVICES) {
+      const deps = compose.services[svc.name].depends_on ?? {};
+      assert.equal(deps['create-topics']?.condition, 'service_completed_successfully', `${svc.name}: topics`);
+      if (svc.database)
+        assert.equal(
+          deps[`migrate-${svc.name}`]?.condition,
+          'service_completed_successfully',
+          `${svc.name}: migrations`,
+        );
+      // A row written before its connector's slot exists is never relayed (snapshot.mode=no_data).
+      if (svc.outbox) assert.equal(deps['register-connectors']?.condition, 'service_completed_successfully');
+    }
+  });
+
+  it('gives every connector a heartbeat action query on its own database', () => {
+    for (const def of connectorDefinitions()) {
+      assert.match(def.config['heartbeat.action.query'] ?? '', /debezium_heartbeat/);
+      assert.ok(Number(def.config['heartbeat.interval.ms']) > 0);
     }
   });
 });

@@ -127,7 +127,11 @@ export function asyncApiDocument(): Record<string, unknown> {
     },
     defaultContentType: 'application/json',
     servers: {
-      kubernetes: { host: KAFKA_BOOTSTRAP, protocol: 'kafka', description: 'Strimzi cluster of infra/k8s.' },
+      kubernetes: {
+        host: KAFKA_BOOTSTRAP,
+        protocol: 'kafka-secure',
+        description: 'Strimzi cluster of infra/k8s (TLS, SCRAM-SHA-512).',
+      },
       local: { host: 'localhost:59092', protocol: 'kafka', description: 'npm run up (KAFKA_PORT).' },
     },
     channels,

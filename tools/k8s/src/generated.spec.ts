@@ -7,7 +7,7 @@ import { jsonSchemaOf } from '@checkout/contracts';
 import { REPO_ROOT } from '@checkout/local-stack';
 import { generatedFiles } from './generated';
 import { connectorDefinitionOf, connectorDefinitions } from './manifests';
-import { K8sObject, parseYamlDocuments } from './render';
+import { K8sObject, parseYamlDocuments } from './kustomize';
 
 const REGENERATE = 'run: npx tsc -b tools/k8s && node tools/k8s/dist/src/generate.js';
 const read = (path: string) => readFileSync(join(REPO_ROOT, path), 'utf8');

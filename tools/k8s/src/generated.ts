@@ -6,7 +6,10 @@ import {
   connectObject,
   connectorDefinitions,
   connectorObject,
+  connectUserObject,
+  publicReaderObject,
   serviceObjects,
+  topicNames,
   topicObjects,
 } from './manifests';
 
@@ -39,10 +42,18 @@ export function generatedFiles(): GeneratedFiles {
   const defs = connectorDefinitions();
   files[`${base}/kafka/kustomization.yaml`] = kustomization('libs/contracts and infra/debezium', [
     'topics.yaml',
+    'users.yaml',
     'connect.yaml',
     'connectors.yaml',
   ]);
-  files[`${base}/kafka/topics.yaml`] = multiDoc('libs/contracts SAGA_TOPICS', topicObjects());
+  files[`${base}/kafka/topics.yaml`] = multiDoc(
+    'libs/contracts SAGA_TOPICS and infra/debezium heartbeats',
+    topicObjects(),
+  );
+  files[`${base}/kafka/users.yaml`] = multiDoc('tools/k8s/src/manifests.ts', [
+    connectUserObject(),
+    publicReaderObject(),
+  ]);
   files[`${base}/kafka/connect.yaml`] = multiDoc('infra/debezium/*.json and infra/local/pom.xml', [
     connectObject(defs),
     connectEnvConfigMap(defs),
@@ -50,6 +61,7 @@ export function generatedFiles(): GeneratedFiles {
   files[`${base}/kafka/connectors.yaml`] = multiDoc('infra/debezium/*.json', defs.map(connectorObject));
   // The PSP simulator is not part of a production install: the dev overlay adds base/psp-simulator.
   files[`${base}/kustomization.yaml`] = kustomization(topology, [...DB_SERVICES.map((s) => s.name), 'kafka']);
+  files['infra/docker/topics.txt'] = topicNames().join('\n') + '\n';
   const asyncapi = new Document(asyncApiDocument(), { aliasDuplicateObjects: false });
   files['docs/asyncapi.yaml'] =
     HEADER('libs/contracts') + asyncapi.toString({ lineWidth: 0, singleQuote: true });

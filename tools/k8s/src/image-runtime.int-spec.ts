@@ -28,7 +28,9 @@ function runLine(stage: 'build' | 'runtime', contains: string): string {
 }
 
 /** The staging command of the build stage, e.g. `node infra/docker/stage-runtime.mjs ${APP} /out`. */
-const STAGE = /node infra\/docker\/stage-runtime\.mjs \$\{APP\} \/out/.exec(runLine('build', 'stage-runtime'))?.[0];
+const STAGE = /node infra\/docker\/stage-runtime\.mjs \$\{APP\} \/out/.exec(
+  runLine('build', 'stage-runtime'),
+)?.[0];
 const INSTALL = runLine('runtime', 'npm ci');
 const CMD = JSON.parse(/^CMD (\[.*\])$/m.exec(DOCKERFILE)?.[1] ?? '[]') as string[];
 
