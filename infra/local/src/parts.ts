@@ -34,7 +34,11 @@ export function partPorts(config: StackConfig, part: PartName): PartPort[] {
     default: {
       const svc = SERVICES.find((s) => s.name === part);
       if (!svc) throw new Error(`unknown part ${part}`);
-      return [{ port: config.servicePorts[part], env: svc.portEnv }];
+      return [
+        { port: config.servicePorts[part], env: svc.portEnv },
+        // /metrics and /health/* (INTERNAL_PORT): the app port + 6000, moved with it.
+        { port: config.internalPorts[part], env: svc.portEnv },
+      ];
     }
   }
 }

@@ -109,7 +109,7 @@ export async function startServices(
       name: svc.name,
       command: process.execPath,
       args: ['--enable-source-maps', main],
-      ports: [config.servicePorts[svc.name]],
+      ports: [config.servicePorts[svc.name], config.internalPorts[svc.name]],
       env: { ...process.env, ...serviceEnv(config, svc.name) },
     });
     pids.set(svc.name, pid);
