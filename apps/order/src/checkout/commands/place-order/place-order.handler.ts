@@ -58,6 +58,8 @@ export const CHECKOUT_OUTCOMES = [
   'IDEMPOTENCY_KEY_IN_USE',
   'IDEMPOTENCY_KEY_REUSED',
   'GATE_TIMEOUT',
+  'ORDER_TOTAL_TOO_LARGE',
+  'ZERO_TOTAL',
   'error',
 ] as const;
 export type CheckoutOutcome = (typeof CHECKOUT_OUTCOMES)[number];
