@@ -174,16 +174,20 @@ for (const overlay of OVERLAYS) {
       }
     });
 
-    it('probes /health/live and /health/ready on the named http port of the topology', () => {
+    it('probes /health/live and /health/ready on the named internal port (INTERNAL_PORT)', () => {
       for (const d of deployments) {
         const svc = SERVICES.find((s) => s.name === d.metadata.name);
         const app = d.spec.template.spec.containers.find((c) => c.name === APP_CONTAINER);
         assert.ok(svc && app, `${d.metadata.name}: container ${APP_CONTAINER}`);
-        assert.deepEqual(app.ports, [{ name: 'http', containerPort: svc.defaultPort }]);
-        assert.deepEqual(app.livenessProbe?.httpGet, { path: '/health/live', port: 'http' });
-        assert.deepEqual(app.readinessProbe?.httpGet, { path: '/health/ready', port: 'http' });
+        assert.deepEqual(app.ports, [
+          { name: 'http', containerPort: svc.defaultPort },
+          { name: 'internal', containerPort: svc.defaultPort + 6000 },
+        ]);
+        assert.deepEqual(app.livenessProbe?.httpGet, { path: '/health/live', port: 'internal' });
+        assert.deepEqual(app.readinessProbe?.httpGet, { path: '/health/ready', port: 'internal' });
         const config = configOf(`${d.metadata.name}-config`);
         assert.equal(config?.PORT, String(svc.defaultPort));
+        assert.equal(config?.INTERNAL_PORT, String(svc.defaultPort + 6000));
         assert.equal(config?.SERVICE_NAME, svc.name);
       }
     });

@@ -25,6 +25,9 @@ export const KAFKA_BOOTSTRAP = `${KAFKA_CLUSTER}-kafka-bootstrap:9092`;
 export const APP_CONTAINER = 'app';
 export const MIGRATE_CONTAINER = 'migrate';
 
+/** The port of /metrics and /health/* (libs/service-kit INTERNAL_PORT): the API port + 6000, never in the Service. */
+export const internalPortOf = (svc: ServiceSpec): number => svc.defaultPort + 6000;
+
 /** SIGTERM budget of the app (libs/service-kit SHUTDOWN_TIMEOUT_MS): consumers drain, HTTP finishes. */
 export const SHUTDOWN_TIMEOUT_MS = 20_000;
 /** preStop sleep, so endpoints drop the pod before it stops accepting connections. */
@@ -62,6 +65,7 @@ export function configData(svc: ServiceSpec): Record<string, string> {
     NODE_ENV: 'production',
     SERVICE_NAME: svc.name,
     PORT: String(svc.defaultPort),
+    INTERNAL_PORT: String(internalPortOf(svc)),
     LOG_LEVEL: 'info',
     KAFKA_BROKERS: KAFKA_BOOTSTRAP,
     PSP_URL: urlOf(serviceByName('psp-simulator')),
@@ -107,7 +111,7 @@ function deployment(svc: ServiceSpec): K8sObject {
   const env = secretEnvOf(svc);
   const envFrom = [{ configMapRef: { name: `${svc.name}-config` } }];
   const image = `${imageOf(svc.name)}:${IMAGE_TAG}`;
-  const httpGet = (path: string) => ({ httpGet: { path, port: 'http' } });
+  const httpGet = (path: string) => ({ httpGet: { path, port: 'internal' } });
   const migrate = svc.database
     ? {
         initContainers: [
@@ -139,7 +143,7 @@ function deployment(svc: ServiceSpec): K8sObject {
           labels: labelsOf(svc.name),
           annotations: {
             'prometheus.io/scrape': 'true',
-            'prometheus.io/port': String(svc.defaultPort),
+            'prometheus.io/port': String(internalPortOf(svc)),
             'prometheus.io/path': '/metrics',
           },
         },
@@ -167,7 +171,10 @@ function deployment(svc: ServiceSpec): K8sObject {
               name: APP_CONTAINER,
               image,
               imagePullPolicy: 'IfNotPresent',
-              ports: [{ name: 'http', containerPort: svc.defaultPort }],
+              ports: [
+                { name: 'http', containerPort: svc.defaultPort },
+                { name: 'internal', containerPort: internalPortOf(svc) },
+              ],
               envFrom,
               env,
               resources,
