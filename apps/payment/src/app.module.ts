@@ -22,12 +22,14 @@ export class AppModule {
   static register(config: PaymentConfig): DynamicModule {
     return {
       module: AppModule,
-      imports: [ServiceKitModule.forRoot({
+      imports: [
+        ServiceKitModule.forRoot({
           config,
           database: DATABASE,
           aggregateType: 'payment',
           pspCredentials: true,
-        }),],
+        }),
+      ],
       controllers: [WebhooksController, PaymentsController],
       providers: [
         PaymentMetrics,

@@ -57,7 +57,13 @@ export class ConsumerHost implements OnApplicationBootstrap, BeforeApplicationSh
         await consumer.start();
         if (this.starter?.isStopped) return;
         this.logger.info({ topics: consumer.topics }, 'consumer started');
-        this.lag = new LagWatch(this.config, this.registry, this.logger, this.config.SERVICE_NAME, consumer.topics);
+        this.lag = new LagWatch(
+          this.config,
+          this.registry,
+          this.logger,
+          this.config.SERVICE_NAME,
+          consumer.topics,
+        );
       },
       async () => {
         await this.consumer?.stop();

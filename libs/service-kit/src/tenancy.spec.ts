@@ -1,12 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ConfigError } from './config';
-import {
-  DEV_PSP_CREDENTIALS,
-  PspCredentialRegistry,
-  TenantRegistry,
-  hashApiKey,
-} from './tenancy';
+import { DEV_PSP_CREDENTIALS, PspCredentialRegistry, TenantRegistry, hashApiKey } from './tenancy';
 
 const SECRET = 'sk_live_do_not_print_me_0123456789';
 const tenant = (id: string, key = `${id}-key`) => ({ id, apiKeySha256: hashApiKey(key) });
@@ -46,9 +41,15 @@ describe('TenantRegistry.fromEnv: TENANTS', () => {
 
   it('refuses duplicate tenants (ids or API keys), also against the dev seed', () => {
     const twice = JSON.stringify([tenant('initech'), tenant('initech', 'other')]);
-    assert.match(failure(() => TenantRegistry.fromEnv({ TENANTS: twice })), /TENANTS\[1\]: duplicate tenant id/);
+    assert.match(
+      failure(() => TenantRegistry.fromEnv({ TENANTS: twice })),
+      /TENANTS\[1\]: duplicate tenant id/,
+    );
     const sameKey = JSON.stringify([tenant('a', 'k'), tenant('b', 'k')]);
-    assert.match(failure(() => TenantRegistry.fromEnv({ TENANTS: sameKey })), /TENANTS\[1\]: duplicate API key/);
+    assert.match(
+      failure(() => TenantRegistry.fromEnv({ TENANTS: sameKey })),
+      /TENANTS\[1\]: duplicate API key/,
+    );
     const seed = JSON.stringify([tenant('acme', 'x')]);
     assert.match(
       failure(() => TenantRegistry.fromEnv({ TENANTS: seed, DEV_SEED: 'true' })),

@@ -45,10 +45,25 @@ export class ReservationJobs implements OnApplicationBootstrap, BeforeApplicatio
     await Promise.allSettled([...this.running]);
   }
 
+  /**
+   * Runs one tenant's part of a pass after another; a tenant whose part fails is logged (with its id) and the
+   * pass goes on with the next tenant: one tenant's bad row must not stop expiry or repair for all the others.
+   */
+  private async eachTenant(job: string, part: (tenantId: string) => Promise<void>): Promise<void> {
+    for (const { id: tenantId } of this.tenants.all()) {
+      if (this.stopped) return;
+      try {
+        await part(tenantId);
+      } catch (error) {
+        this.logger.error({ job, tenantId, err: String(error) }, 'periodic job failed for this tenant');
+      }
+    }
+  }
+
   /** Releases every expired reservation of every tenant, batch by batch. */
   async expireAll(): Promise<number> {
     let total = 0;
-    for (const { id: tenantId } of this.tenants.all()) {
+    await this.eachTenant('expiry', async (tenantId) => {
       for (let batch = 0; batch < 20 && !this.stopped; batch += 1) {
         const rows = await this.dataSource.transaction((tx) =>
           this.expire.execute(tx, { tenantId, limit: this.config.INVENTORY_EXPIRY_BATCH_SIZE }),
@@ -60,13 +75,13 @@ export class ReservationJobs implements OnApplicationBootstrap, BeforeApplicatio
         total += rows.length;
         if (rows.length < this.config.INVENTORY_EXPIRY_BATCH_SIZE) break;
       }
-    }
+    });
     return total;
   }
 
   /** Compares every tenant's counters with the ledgers, logs each drifting SKU and repairs it. */
   async repairAll(): Promise<void> {
-    for (const { id: tenantId } of this.tenants.all()) {
+    await this.eachTenant('drift', async (tenantId) => {
       const drifts = await this.repair.execute(this.dataSource, { tenantId });
       this.metrics.recordDrift(tenantId, drifts);
       for (const d of drifts) {
@@ -82,7 +97,7 @@ export class ReservationJobs implements OnApplicationBootstrap, BeforeApplicatio
           d.repaired ? 'stock drift repaired from the ledgers' : 'stock drift detected, not repairable',
         );
       }
-    }
+    });
   }
 
   private every(name: string, intervalMs: number, run: () => Promise<unknown>): void {

@@ -5,6 +5,7 @@ import { Currency, MinorUnits, Sku } from '@checkout/contracts';
 import { ApiError, CurrentTenant, Tenant, TenantGuard, validate } from '@checkout/service-kit';
 import { SetFlashSaleHandler } from '../commands/enable-flash-sale/enable-flash-sale.handler';
 import { CatalogRepository } from '../database/catalog.repository';
+import { MAX_UNIT_PRICE } from '../../checkout/domain/pricing';
 
 const PutPriceBody = z.object({ unitPrice: MinorUnits, currency: Currency });
 const VoucherCode = z
@@ -36,6 +37,15 @@ export class AdminController {
   async putPrice(@CurrentTenant() tenant: Tenant, @Param('sku') sku: string, @Body() body: unknown) {
     const s = validate(Sku, sku, 'sku');
     const { unitPrice, currency } = validate(PutPriceBody, body);
+    if (unitPrice > MAX_UNIT_PRICE)
+      throw new ApiError(
+        422,
+        'PRICE_OUT_OF_RANGE',
+        `unitPrice must be at most ${MAX_UNIT_PRICE} minor units`,
+        {
+          maxUnitPrice: MAX_UNIT_PRICE,
+        },
+      );
     return this.catalog.putPrice(this.dataSource, tenant.id, s, unitPrice, currency);
   }
 

@@ -42,6 +42,28 @@ export class PriceChanged extends CheckoutError {
   }
 }
 
+/** The order's amounts exceed what the platform settles in one order (MAX_ORDER_TOTAL minor units). */
+export class OrderTotalTooLarge extends CheckoutError {
+  readonly code = 'ORDER_TOTAL_TOO_LARGE';
+  readonly status = 422;
+  constructor(limit: number) {
+    super(`the order total exceeds ${limit} minor units`);
+    this.details.maxTotal = limit;
+  }
+}
+
+/**
+ * The order comes to 0 (a 100% voucher, a free SKU): there is nothing to charge, and the saga has no
+ * payment-less path, so such an order is refused rather than left waiting for a payment that cannot happen.
+ */
+export class ZeroTotal extends CheckoutError {
+  readonly code = 'ZERO_TOTAL';
+  readonly status = 422;
+  constructor() {
+    super('the order total is 0: free orders cannot be checked out');
+  }
+}
+
 /** The voucher code does not exist for this tenant. */
 export class UnknownVoucher extends CheckoutError {
   readonly code = 'UNKNOWN_VOUCHER';

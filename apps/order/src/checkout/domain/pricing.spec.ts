@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { applyVoucher, priceLines } from './pricing';
-import { CurrencyMismatch, PriceChanged, UnknownSku } from './checkout.errors';
+import { MAX_ORDER_TOTAL, MAX_UNIT_PRICE, applyVoucher, priceLines } from './pricing';
+import { CurrencyMismatch, OrderTotalTooLarge, PriceChanged, UnknownSku, ZeroTotal } from './checkout.errors';
 
 const prices = [
   { sku: 'A', unitPrice: 50_000, currency: 'VND' },
@@ -79,5 +79,53 @@ describe('pricing at checkout', () => {
     );
     assert.equal(order.discount, 5_199);
     assert.equal(order.total, order.subtotal - order.discount);
+  });
+});
+
+describe('pricing: exact integers within bounds', () => {
+  it('computes totals near the bound exactly (no float rounding)', () => {
+    const unitPrice = 999_999_999_999; // just under MAX_UNIT_PRICE
+    const order = priceLines(
+      'VND',
+      [{ sku: 'H', quantity: 1000 }],
+      [{ sku: 'H', unitPrice, currency: 'VND' }],
+      7,
+    );
+    const gross = BigInt(unitPrice) * 1000n;
+    const discount = (gross * 7n) / 100n;
+    assert.equal(BigInt(order.subtotal), gross);
+    assert.equal(BigInt(order.discount), discount);
+    assert.equal(BigInt(order.total), gross - discount);
+    assert.ok(Number.isSafeInteger(order.total));
+  });
+
+  it('refuses an order whose total exceeds MAX_ORDER_TOTAL (a 422, never a 500)', () => {
+    const huge = [{ sku: 'H', unitPrice: Number.MAX_SAFE_INTEGER, currency: 'VND' }];
+    assert.throws(
+      () => priceLines('VND', [{ sku: 'H', quantity: 1000 }], huge),
+      (e: unknown) => e instanceof OrderTotalTooLarge && e.status === 422,
+    );
+    const many = Array.from({ length: 100 }, (_, i) => ({
+      sku: `S${i}`,
+      unitPrice: MAX_UNIT_PRICE,
+      currency: 'VND',
+    }));
+    assert.throws(
+      () =>
+        priceLines(
+          'VND',
+          many.map((p) => ({ sku: p.sku, quantity: 1000 })),
+          many,
+        ),
+      OrderTotalTooLarge,
+    );
+    assert.ok(MAX_ORDER_TOTAL < Number.MAX_SAFE_INTEGER);
+  });
+
+  it('refuses a zero-total order (a 100% voucher): nothing could ever pay it', () => {
+    assert.throws(
+      () => priceLines('VND', [{ sku: 'A', quantity: 1 }], prices, 100),
+      (e: unknown) => e instanceof ZeroTotal && e.status === 422,
+    );
   });
 });

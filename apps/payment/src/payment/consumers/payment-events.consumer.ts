@@ -75,7 +75,10 @@ export const recordAttempt =
     // The public account id is stored, never its secret key (the PSP client looks that up per call).
     const account = accounts.forTenant(tenant.id);
     if (!account)
-      throw new NonRetryableError('PAYMENT.NO_PSP_ACCOUNT', `tenant ${tenant.id} has no PSP account configured`);
+      throw new NonRetryableError(
+        'PAYMENT.NO_PSP_ACCOUNT',
+        `tenant ${tenant.id} has no PSP account configured`,
+      );
     const p = event.payload;
     const id = randomUUID();
     // One attempt per order, and none for an order already cancelled (events of two topics may cross).

@@ -127,6 +127,9 @@ describe('PspClient: every PSP answer is validated before it is believed', () =>
       metadata: {},
     });
     assert.deepEqual(r, { kind: 'unavailable', reason: 'no credentials for PSP account acct_nobody' });
-    assert.equal(Object.values(requests).reduce((a, b) => a + b, 0), before);
+    assert.equal(
+      Object.values(requests).reduce((a, b) => a + b, 0),
+      before,
+    );
   });
 });

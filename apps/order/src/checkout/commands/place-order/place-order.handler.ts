@@ -58,6 +58,8 @@ export const CHECKOUT_OUTCOMES = [
   'IDEMPOTENCY_KEY_IN_USE',
   'IDEMPOTENCY_KEY_REUSED',
   'GATE_TIMEOUT',
+  'ORDER_TOTAL_TOO_LARGE',
+  'ZERO_TOTAL',
   'error',
 ] as const;
 export type CheckoutOutcome = (typeof CHECKOUT_OUTCOMES)[number];
@@ -66,7 +68,8 @@ export type CheckoutOutcome = (typeof CHECKOUT_OUTCOMES)[number];
 export const IDEMPOTENCY_REPOSITORY = Symbol('IDEMPOTENCY_REPOSITORY');
 
 /**
- * PlaceOrder: the flash-sale gate first (no database touched when it says no), then the Idempotency-Key,
+ * PlaceOrder: a completed Idempotency-Key is replayed first (one indexed read), then the flash-sale gate (no
+ * write when it says no), then the key is claimed,
  * server-side prices, the voucher redemption, and the order + `order.created` in one transaction that also
  * completes the key. Every failure after a step undoes that step: the key is released, the units go back.
  */
@@ -111,6 +114,11 @@ export class PlaceOrderHandler {
   }
 
   private async run({ tenantId, idempotencyKey, body }: PlaceOrderCommand): Promise<CheckoutReply> {
+    // A retry of a completed checkout is answered before the gate: it must not take a unit (another buyer's
+    // false OUT_OF_STOCK) nor be told OUT_OF_STOCK itself once the sale is sold out.
+    const earlier = await this.keys.peek(this.dataSource, tenantId, idempotencyKey, requestHash(body));
+    if (earlier?.kind === 'replay') return { status: earlier.status, body: earlier.body, replayed: true };
+    if (earlier?.kind === 'reused') throw new IdempotencyKeyReused();
     const holdId = gateHoldId(idempotencyKey);
     const take = await this.gate.gate.take(tenantId, holdId, body.lines);
     if (take.outcome === 'Insufficient') throw new OutOfStock(take.sku, take.remaining);

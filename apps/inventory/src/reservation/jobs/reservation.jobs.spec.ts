@@ -1,0 +1,58 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { DataSource } from 'typeorm';
+import { PinoLogger } from 'nestjs-pino';
+import { TenantRegistry, hashApiKey } from '@checkout/service-kit';
+import { InventoryConfig } from '../../config/inventory.config';
+import { ExpireReservations, RepairDrift } from '../commands';
+import { InventoryMetrics } from './inventory.metrics';
+import { ReservationJobs } from './reservation.jobs';
+
+describe('ReservationJobs: one tenant failing does not stop the pass for the others', () => {
+  it('expires and repairs every later tenant after one tenant throws, and logs that tenant', async () => {
+    const tenants = new TenantRegistry(
+      ['broken', 'next'].map((id) => ({ id, apiKeySha256: hashApiKey(id) })),
+    );
+    const seen: string[] = [];
+    const expire = {
+      execute: (_tx: unknown, { tenantId }: { tenantId: string }) => {
+        seen.push(`expire:${tenantId}`);
+        if (tenantId === 'broken') throw new Error('invalid input syntax for type uuid');
+        return Promise.resolve([]);
+      },
+    } as unknown as ExpireReservations;
+    const repair = {
+      execute: (_ds: unknown, { tenantId }: { tenantId: string }) => {
+        seen.push(`repair:${tenantId}`);
+        if (tenantId === 'broken') throw new Error('deadlock detected');
+        return Promise.resolve([]);
+      },
+    } as unknown as RepairDrift;
+    const errors: Record<string, unknown>[] = [];
+    const logger = {
+      setContext: () => undefined,
+      info: () => undefined,
+      warn: () => undefined,
+      error: (obj: Record<string, unknown>) => errors.push(obj),
+    } as unknown as PinoLogger;
+    const jobs = new ReservationJobs(
+      { INVENTORY_EXPIRY_BATCH_SIZE: 100 } as InventoryConfig,
+      { transaction: (fn: (tx: unknown) => unknown) => fn({}) } as unknown as DataSource,
+      tenants,
+      expire,
+      repair,
+      { expired: { inc: () => undefined }, recordDrift: () => undefined } as unknown as InventoryMetrics,
+      logger,
+    );
+    assert.equal(await jobs.expireAll(), 0);
+    await jobs.repairAll();
+    assert.deepEqual(seen, ['expire:broken', 'expire:next', 'repair:broken', 'repair:next']);
+    assert.deepEqual(
+      errors.map((e) => [e.job, e.tenantId]),
+      [
+        ['expiry', 'broken'],
+        ['drift', 'broken'],
+      ],
+    );
+  });
+});
