@@ -144,6 +144,8 @@ export function quantity(value: string | number): number {
 const K8S_ONLY_ENV = new Set([
   'SHUTDOWN_TIMEOUT_MS',
   'TENANTS',
+  // The local stack's payment and PSP simulator read the dev seed's PSP accounts (DEV_SEED=true).
+  'TENANT_PSP_CREDENTIALS',
   'NODE_OPTIONS',
   'INTERNAL_PORT',
   'KAFKA_SASL_MECHANISM',
@@ -337,6 +339,12 @@ for (const overlay of OVERLAYS) {
               n in local || K8S_ONLY_ENV.has(n),
               `${name}/${c.name}: ${n} is not set by the local stack`,
             );
+          // PSP secret keys and webhook secrets reach only the payment service and the PSP.
+          assert.equal(
+            names.includes('TENANT_PSP_CREDENTIALS'),
+            name === 'payment' || name === 'psp-simulator',
+            `${name}/${c.name}: TENANT_PSP_CREDENTIALS`,
+          );
           assert.equal(
             names.includes('DATABASE_URL'),
             Boolean(svc?.database),

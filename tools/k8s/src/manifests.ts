@@ -118,6 +118,7 @@ export const PUBLIC_READER = {
 export const SECRET_ENV = [
   'DATABASE_URL',
   'TENANTS',
+  'TENANT_PSP_CREDENTIALS',
   'REDIS_URL',
   'REDIS_PASSWORD',
   'KAFKA_SASL_PASSWORD',
@@ -133,6 +134,7 @@ export const dbSecretOf = (app: string): string => `${app}-db`;
 export const kafkaUserOf = (app: string): string => app;
 export const migrateJobOf = (app: string): string => `${app}-migrate`;
 export const TENANTS_SECRET = 'checkout-tenants';
+export const PSP_CREDENTIALS_SECRET = 'checkout-psp-credentials';
 export const REDIS_SECRET = 'checkout-redis';
 export const CDC_SECRET = 'checkout-cdc';
 export const CONNECT_ENV_CONFIGMAP = 'checkout-connect-env';
@@ -197,8 +199,11 @@ export function secretEnvOf(svc: ServiceSpec) {
     env.push(secretEnv('REDIS_PASSWORD', REDIS_SECRET));
   }
   env.push(secretEnv('KAFKA_SASL_PASSWORD', kafkaUserOf(svc.name), 'password'));
-  // Tenants (API key hashes, PSP account keys, webhook secrets) as a JSON array: libs/service-kit tenancy.ts.
+  // Tenants (ids and API key hashes) as a JSON array: libs/service-kit tenancy.ts.
   env.push(secretEnv('TENANTS', TENANTS_SECRET));
+  // PSP secret keys and webhook secrets: only the payment service and the PSP (simulator) hold them.
+  if (svc.name === 'payment' || svc.name === 'psp-simulator')
+    env.push(secretEnv('TENANT_PSP_CREDENTIALS', PSP_CREDENTIALS_SECRET));
   return env;
 }
 
