@@ -7,6 +7,7 @@ export * from './logger';
 export * from './sql';
 export * from './saga-lock';
 export * from './outbox-lsn.migration';
+export * from './debezium-heartbeat.migration';
 export * from './outbox-monitor';
 export * from './consumer-lag';
 export * from './dead-letter';

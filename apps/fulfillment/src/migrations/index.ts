@@ -1,6 +1,5 @@
-import { MESSAGING_MIGRATIONS } from '@checkout/messaging';
+import { DebeziumHeartbeat1796299021000, MESSAGING_MIGRATIONS } from '@checkout/messaging';
 import { CreateFulfillmentTables1764740000000 } from './1764740000000-create-fulfillment-tables';
-import { DebeziumHeartbeat1796299021000 } from './1796299021000-debezium-heartbeat';
 
 /** Every migration of this service's database, oldest first. */
 export const MIGRATIONS = [

@@ -1,8 +1,7 @@
-import { MESSAGING_MIGRATIONS } from '@checkout/messaging';
+import { DebeziumHeartbeat1796299021000, MESSAGING_MIGRATIONS } from '@checkout/messaging';
 import { CreateStockTables1764700000000 } from './1764700000000-create-stock-tables';
 import { AddStockReservationTtl1764800000000 } from './1764800000000-add-stock-reservation-ttl';
 import { CreateOrderCancellation1764900000000 } from './1764900000000-create-order-cancellation';
-import { DebeziumHeartbeat1796299021000 } from './1796299021000-debezium-heartbeat';
 
 /** Every migration of this service's database, oldest first. */
 export const MIGRATIONS = [

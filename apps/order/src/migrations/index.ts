@@ -1,8 +1,7 @@
-import { MESSAGING_MIGRATIONS } from '@checkout/messaging';
+import { DebeziumHeartbeat1796299021000, MESSAGING_MIGRATIONS } from '@checkout/messaging';
 import { CreateOrderTables1764700000000 } from './1764700000000-create-order-tables';
 import { ApologyVouchers1764770000000 } from './1764770000000-apology-vouchers';
 import { VoucherSlots1764780000000 } from './1764780000000-voucher-slots';
-import { DebeziumHeartbeat1796299021000 } from './1796299021000-debezium-heartbeat';
 
 /** Every migration of this service's database, oldest first. */
 export const MIGRATIONS = [

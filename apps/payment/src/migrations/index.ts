@@ -1,7 +1,6 @@
-import { MESSAGING_MIGRATIONS } from '@checkout/messaging';
+import { DebeziumHeartbeat1796299021000, MESSAGING_MIGRATIONS } from '@checkout/messaging';
 import { CreatePaymentTables1764720000000 } from './1764720000000-create-payment-tables';
 import { PspEventReceivedAtIndex1764730000000 } from './1764730000000-psp-event-received-at-index';
-import { DebeziumHeartbeat1796299021000 } from './1796299021000-debezium-heartbeat';
 
 /** Every migration of this service's database, oldest first. */
 export const MIGRATIONS = [

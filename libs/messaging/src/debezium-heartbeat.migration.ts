@@ -1,10 +1,11 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * The table Debezium's `heartbeat.action.query` writes (infra/debezium/*.json): several service databases share
- * one PostgreSQL server, and a replication slot only moves when its own database produces WAL, so an idle
- * database would hold the server's WAL back. The table is in the publication so each heartbeat is a change the
- * connector receives (and filters out) and confirms; it keeps one row. The CDC role may write it.
+ * The table Debezium's `heartbeat.action.query` writes (infra/debezium/*.json), in every database with an outbox:
+ * several service databases share one PostgreSQL server, and a replication slot only moves when its own database
+ * produces WAL, so an idle database would hold the server's WAL back. The table is in the publication so each
+ * heartbeat is a change the connector receives (and filters out) and confirms; it keeps one row. The CDC role may
+ * write it.
  */
 export class DebeziumHeartbeat1796299021000 implements MigrationInterface {
   name = 'DebeziumHeartbeat1796299021000';
