@@ -179,6 +179,19 @@ describe('ReserveStock against the inventory database', () => {
     assert.deepEqual(await stockOf(spec.ds, sku), { available: 3, reserved: 2, sold: 0, restocked: 5 });
   });
 
+  it("the same order id under two tenants is two orders: each holds its own tenant's stock", async () => {
+    const sku = uniqueSku('tenants');
+    const other = `${TEST_TENANT}-b`;
+    await givenStock(spec.ds, sku, 5);
+    await givenStock(spec.ds, sku, 5, { tenantId: other });
+    const o = order([[sku, 2]]);
+    assert.equal((await run(o)).outcome, 'reserved');
+    const theirs = await inTx(spec.ds, (tx) => reserve.execute(tx, { tenantId: other, order: o }));
+    assert.equal(theirs.outcome, 'reserved');
+    assert.deepEqual(await stockOf(spec.ds, sku), { available: 3, reserved: 2, sold: 0, restocked: 5 });
+    assert.deepEqual(await stockOf(spec.ds, sku, other), { available: 3, reserved: 2, sold: 0, restocked: 5 });
+  });
+
   it('lazy expiry: a hold past its TTL on a short SKU is released and the stock goes to the new order', async () => {
     const sku = uniqueSku('lazy');
     await givenStock(spec.ds, sku, 1);

@@ -11,6 +11,7 @@ import {
 import { SetFlashSaleHandler } from './catalog/commands/enable-flash-sale/enable-flash-sale.handler';
 import { CatalogRepository } from './catalog/database/catalog.repository';
 import { AdminController } from './catalog/http/admin.controller';
+import { RearmFlashSaleGatesJob } from './catalog/jobs/rearm-flash-sale-gates.job';
 import { ExpireIdempotencyKeysJob } from './checkout/commands/expire-idempotency-keys/expire-idempotency-keys.job';
 import {
   IDEMPOTENCY_REPOSITORY,
@@ -46,6 +47,7 @@ export class AppModule {
         CancelOrderHandler,
         SetFlashSaleHandler,
         ExpireIdempotencyKeysJob,
+        RearmFlashSaleGatesJob,
         ConsumerHost,
         {
           provide: EVENT_HANDLERS,

@@ -19,7 +19,10 @@ describe('checkout input, prices and tenancy (order service over HTTP)', () => {
 
   /** Nothing for this customer or key reached the order database. */
   const nothingWritten = async (customerId: string, key: string | null) => {
-    const [o] = await db.query(`SELECT count(*) AS n FROM orders WHERE customer_id = $1`, [customerId]);
+    // position(): the cases with a forged customer id carry it inside their own.
+    const [o] = await db.query(`SELECT count(*) AS n FROM orders WHERE position($1 in customer_id) > 0`, [
+      customerId,
+    ]);
     assert.equal(Number(o.n), 0, 'no order');
     if (key)
       assert.equal(
@@ -164,6 +167,33 @@ describe('checkout input, prices and tenancy (order service over HTTP)', () => {
       status: 400,
       error: 'VALIDATION_FAILED',
       body: (c) => ({ ...checkoutBody(sku), customerId: c, payment: {} }),
+    },
+    // Free-text ids are stored, logged and exported as given: no control or invisible characters in them.
+    ...(
+      [
+        ['a newline in the customer id (a forged log line)', (c: string) => `${c}\n{"level":30,"msg":"refund ok"}`],
+        ['a NUL in the customer id', (c: string) => `${c}\u0000`],
+        ['a right-to-left override in the customer id', (c: string) => `${c}\u202egpj.exe`],
+        ['a zero-width space in the customer id', (c: string) => `${c}\u200b`],
+        ['a leading space in the customer id', (c: string) => ` ${c}`],
+      ] as const
+    ).map(([name, customerId]) => ({
+      name,
+      status: 400,
+      error: 'VALIDATION_FAILED',
+      body: (c: string) => ({ ...checkoutBody(sku), customerId: customerId(c) }),
+    })),
+    {
+      name: 'an escape sequence in the payment token',
+      status: 400,
+      error: 'VALIDATION_FAILED',
+      body: (c) => ({ ...checkoutBody(sku), customerId: c, payment: { token: 'tok_success\u001b[2J' } }),
+    },
+    {
+      name: 'a carriage return in the voucher code',
+      status: 400,
+      error: 'VALIDATION_FAILED',
+      body: (c) => ({ ...checkoutBody(sku), customerId: c, voucherCode: 'SAVE10\r\n' }),
     },
     {
       name: 'unknown voucher',

@@ -222,6 +222,17 @@ describe('payment: refund webhooks through the refund state machine', () => {
     });
     assert.equal(await apply.execute('acme', other), 'ignored');
     assert.equal(await apply.execute('acme', other), 'duplicate');
+    // Each tenant has its own PSP account: the same event id of another account is another event.
+    const globex = PspEventSchema.parse({ ...other, account: 'acct_globex' });
+    assert.equal(await apply.execute('globex', globex), 'ignored');
+    assert.equal(await apply.execute('globex', globex), 'duplicate');
+    assert.deepEqual(
+      await ds.query(`SELECT tenant_id, outcome FROM psp_event WHERE event_id = $1 ORDER BY tenant_id`, [other.id]),
+      [
+        { tenant_id: 'acme', outcome: 'ignored' },
+        { tenant_id: 'globex', outcome: 'ignored' },
+      ],
+    );
     const malformed = { ...refundEvent('refund.succeeded'), data: { object: { id: 're_1', amount: '5' } } };
     assert.equal(PspEventSchema.safeParse(malformed).success, false, 'a known type is validated in full');
     assert.equal((await state()).refund.state, 'pending');

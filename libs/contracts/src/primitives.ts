@@ -8,6 +8,25 @@ export const Sku = z
   .string()
   .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'sku must be 1..64 of [A-Za-z0-9._-]');
 
+/**
+ * An identifier a merchant or a client chooses and we only store and pass on (customer id, payment token, PSP
+ * reference): 1..max characters of any script, but no control, format or separator characters (no NUL, newline,
+ * escape, bidi override or zero-width character: they forge log lines, break CSV exports and spoof ids on
+ * screen) and no space at either end.
+ */
+export const ExternalId = (max: number, what = 'id') =>
+  z
+    .string()
+    .min(1)
+    .max(max)
+    .regex(/^[^\p{C}\p{Zl}\p{Zp}]*$/u, `${what} must not contain control or invisible characters`)
+    .refine((s) => s.trim() === s, `${what} must not start or end with a space`);
+
+/** A voucher code as merchants and the apology email write it: 1..64 of [A-Za-z0-9_-]. */
+export const VoucherCode = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, 'voucher code must be 1..64 of [A-Za-z0-9_-]');
+
 /** ISO 4217 currency code. */
 export const Currency = z.string().regex(/^[A-Z]{3}$/, 'currency must be an ISO 4217 code');
 

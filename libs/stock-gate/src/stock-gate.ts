@@ -171,6 +171,31 @@ export class StockGate {
     return typeof r === 'string' ? { outcome: 'Enabled' } : r;
   }
 
+  /**
+   * Turns the gate back on for a SKU whose counter is gone (Redis restarted or lost its keys) with an estimate of
+   * the units left. A counter that exists is left alone (another instance re-armed it, or it was never lost).
+   */
+  async rearm(
+    tenantId: string,
+    sku: string,
+    units: number,
+  ): Promise<{ outcome: 'Rearmed' } | { outcome: 'AlreadyOn' } | GateUnavailable> {
+    const r = await this.call(() =>
+      this.redis.set(this.counterKey(tenantId, sku), Math.max(0, Math.trunc(units)), 'NX'),
+    );
+    if (r === null) return { outcome: 'AlreadyOn' };
+    return typeof r === 'string' ? { outcome: 'Rearmed' } : r;
+  }
+
+  /** Calls `listener` each time the connection becomes ready again after it was lost (not on the first connect). */
+  onReconnect(listener: () => void): void {
+    let connectedOnce = this.redis.status === 'ready';
+    this.redis.on('ready', () => {
+      if (connectedOnce) listener();
+      connectedOnce = true;
+    });
+  }
+
   /** Turns the gate off: checkouts of the SKU go to the database path again. */
   async disable(tenantId: string, sku: string): Promise<{ outcome: 'Disabled' } | GateUnavailable> {
     const r = await this.call(() => this.redis.del(this.counterKey(tenantId, sku)));

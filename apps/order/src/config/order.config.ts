@@ -19,6 +19,11 @@ export const OrderConfigSchema = BaseConfigSchema.extend({
   IDEMPOTENCY_KEY_TTL_HOURS: z.coerce.number().min(0.001).default(24),
   /** How long a request may hold a key in `processing` before another request may take it over (crash). */
   IDEMPOTENCY_LEASE_MS: z.coerce.number().int().min(100).default(30_000),
+  /**
+   * How often the flash sales that are on are checked for a lost Redis counter (it is also checked at once
+   * whenever the gate's connection comes back); 0 turns the re-arm off.
+   */
+  ORDER_GATE_REARM_INTERVAL_MS: z.coerce.number().int().min(0).default(15_000),
   IDEMPOTENCY_CLEANUP_INTERVAL_MS: z.coerce.number().int().min(1_000).default(600_000),
 })
   // The gate's Redis credentials: their own block, next to the Kafka one of the base config.

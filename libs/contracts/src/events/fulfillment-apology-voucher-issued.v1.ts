@@ -1,10 +1,5 @@
 import { z } from 'zod';
-import { OrderId, Timestamp } from '../primitives';
-
-/** A voucher code as merchants and the apology email write it: 1..64 of [A-Za-z0-9_-]. */
-export const VoucherCode = z
-  .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, 'voucher code must be 1..64 of [A-Za-z0-9_-]');
+import { ExternalId, OrderId, Timestamp, VoucherCode } from '../primitives';
 
 /**
  * fulfillment.apology-voucher-issued v1: the "paid but out of stock" apology email, queued in the same
@@ -14,7 +9,7 @@ export const VoucherCode = z
 export const FulfillmentApologyVoucherIssuedV1 = z.object({
   orderId: OrderId,
   /** The order's customer as fulfillment knows it; null when order.created was not seen yet. */
-  customerId: z.string().min(1).max(128).nullable(),
+  customerId: ExternalId(128, 'customerId').nullable(),
   code: VoucherCode,
   percentOff: z.number().int().min(1).max(100),
   maxRedemptions: z.literal(1),

@@ -176,6 +176,28 @@ export class CatalogRepository {
     return rows.length === 1;
   }
 
+  /**
+   * The tenant's flash sales that are on, each with an estimate of the units its gate has left: the units it was
+   * primed with less those of the orders placed since that are not rejected or cancelled. Used to re-arm a gate
+   * whose Redis counter was lost; inventory's gate re-sync then brings it to the database's figure.
+   */
+  async enabledFlashSales(db: Sql, tenantId: string): Promise<{ sku: string; unitsLeft: number }[]> {
+    const rows: { sku: string; units_left: string }[] = await db.query(
+      `SELECT f.sku,
+              GREATEST(0, COALESCE(f.primed_available, 0) - COALESCE((
+                SELECT sum(l.quantity)
+                  FROM orders o JOIN order_lines l ON l.order_id = o.id
+                 WHERE o.tenant_id = f.tenant_id AND o.created_at >= f.updated_at
+                   AND o.status NOT IN ('REJECTED', 'CANCELLED')
+                   AND l.tenant_id = f.tenant_id AND l.sku = f.sku), 0)) AS units_left
+         FROM flash_sales f
+        WHERE f.tenant_id = $1 AND f.enabled
+        ORDER BY f.sku`,
+      [tenantId],
+    );
+    return rows.map((r) => ({ sku: r.sku, unitsLeft: Number(r.units_left) }));
+  }
+
   /** Records a flash sale's state. */
   async putFlashSale(
     db: Sql,

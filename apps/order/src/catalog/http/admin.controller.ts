@@ -1,16 +1,13 @@
 import { Body, Controller, Headers, HttpCode, Param, Post, Put, UseGuards } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { z } from 'zod';
-import { Currency, MinorUnits, Sku } from '@checkout/contracts';
+import { Currency, MinorUnits, Sku, VoucherCode } from '@checkout/contracts';
 import { ApiError, CurrentTenant, Tenant, TenantGuard, validate } from '@checkout/service-kit';
 import { SetFlashSaleHandler } from '../commands/enable-flash-sale/enable-flash-sale.handler';
 import { CatalogRepository } from '../database/catalog.repository';
 import { MAX_UNIT_PRICE } from '../../checkout/domain/pricing';
 
 const PutPriceBody = z.object({ unitPrice: MinorUnits, currency: Currency });
-const VoucherCode = z
-  .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, 'code must be 1..64 of [A-Za-z0-9_-]');
 const CreateVoucherBody = z.object({
   code: VoucherCode,
   percentOff: z.number().int().min(1).max(100),

@@ -1,7 +1,7 @@
 import { Body, Controller, Headers, Post, Res, UseGuards } from '@nestjs/common';
 import { Response } from 'express';
 import { z } from 'zod';
-import { Currency, MinorUnits, Quantity, Sku } from '@checkout/contracts';
+import { Currency, ExternalId, MinorUnits, Quantity, Sku, VoucherCode } from '@checkout/contracts';
 import { ApiError, CurrentTenant, Tenant, TenantGuard, validate } from '@checkout/service-kit';
 import { PlaceOrderHandler } from '../commands/place-order/place-order.handler';
 import { CheckoutError, GateTimeout } from '../domain/checkout.errors';
@@ -13,7 +13,7 @@ const IdempotencyKey = z
 
 /** The checkout body of PRODUCT.md section 4. */
 export const CheckoutBody = z.object({
-  customerId: z.string().min(1).max(128),
+  customerId: ExternalId(128, 'customerId'),
   currency: Currency,
   lines: z
     .array(z.object({ sku: Sku, quantity: Quantity, unitPrice: MinorUnits.optional() }))
@@ -23,8 +23,8 @@ export const CheckoutBody = z.object({
       (lines) => new Set(lines.map((l) => l.sku)).size === lines.length,
       'each SKU may appear on one line only',
     ),
-  voucherCode: z.string().min(1).max(64).optional(),
-  payment: z.object({ token: z.string().min(1).max(128) }),
+  voucherCode: VoucherCode.optional(),
+  payment: z.object({ token: ExternalId(128, 'payment.token') }),
 });
 
 /** `POST /v1/checkout`: 202 with the order id; retries with the same Idempotency-Key are replayed. */

@@ -101,11 +101,10 @@ export class ApplyPspEventHandler {
         : isRefundEvent(event)
           ? await this.applyRefund(tx, tenantId, event)
           : { outcome: 'ignored', paymentId: null };
-      await tx.query(`UPDATE psp_event SET outcome = $2, payment_id = $3 WHERE event_id = $1`, [
-        event.id,
-        result.outcome,
-        result.paymentId,
-      ]);
+      await tx.query(
+        `UPDATE psp_event SET outcome = $2, payment_id = $3 WHERE tenant_id = $4 AND event_id = $1`,
+        [event.id, result.outcome, result.paymentId, tenantId],
+      );
       return result.outcome;
     });
     this.metrics.webhooks.inc({ outcome });

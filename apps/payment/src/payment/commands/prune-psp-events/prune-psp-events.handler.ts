@@ -56,8 +56,8 @@ export class PrunePspEventsHandler implements OnApplicationBootstrap, OnApplicat
       for (let i = 0; i < this.config.PAYMENT_PSP_EVENT_PRUNE_MAX_BATCHES; i++) {
         const deleted = await updateReturning(
           this.dataSource,
-          `DELETE FROM psp_event WHERE event_id IN (
-             SELECT event_id FROM psp_event
+          `DELETE FROM psp_event WHERE (tenant_id, event_id) IN (
+             SELECT tenant_id, event_id FROM psp_event
               WHERE received_at < now() - $1 * interval '1 millisecond'
               ORDER BY received_at LIMIT $2)
            RETURNING 1`,
