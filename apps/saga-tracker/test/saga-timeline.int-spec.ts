@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -9,7 +9,8 @@ import { SpanLine } from '@checkout/tracing';
 import { TopicReader, loadStackConfig, waitFor } from '@checkout/testing';
 import { ACME_KEY, GLOBEX_KEY, TRACKER_URL, checkout, newTraceparent, tracker, waitForSaga } from './support';
 
-const CLI = join(__dirname, '..', 'src', 'cli.js');
+// The compiled CLI (the stack runs the services from dist/ too; this spec runs from test/ under jest).
+const CLI = join(__dirname, '..', 'dist', 'src', 'cli.js');
 const traceFile = join(loadStackConfig().logs, 'traces.jsonl');
 const SPAN_KIND = { SERVER: 1, CONSUMER: 4 };
 
@@ -91,10 +92,10 @@ async function assertOneTrace(traceId: string, orderId: string): Promise<void> {
 
 describe('saga timeline of real checkouts', () => {
   let reader: TopicReader;
-  before(async () => {
+  beforeAll(async () => {
     reader = await new TopicReader([...SAGA_TOPICS]).start();
   });
-  after(() => reader.stop());
+  afterAll(() => reader.stop());
 
   /** The saga's distinct events as Kafka holds them (the truth the tracker must show). */
   const eventsOnKafka = (orderId: string) => [

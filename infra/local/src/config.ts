@@ -1,10 +1,15 @@
 import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { StackAuth, stackAuth } from './sasl';
 import { SERVICES } from './topology';
 
-/** Where the repo is: infra/local/dist/src -> repo root. */
-export const REPO_ROOT = resolve(__dirname, '..', '..', '..', '..');
+/** Where the repo is: the nearest folder up from this file (dist/src when compiled, src under jest) with tsconfig.base.json. */
+export const REPO_ROOT = (() => {
+  for (let dir = __dirname; ; dir = dirname(dir)) {
+    if (existsSync(join(dir, 'tsconfig.base.json'))) return dir;
+    if (dirname(dir) === dir) throw new Error(`no tsconfig.base.json above ${__dirname}: not in the checkout`);
+  }
+})();
 
 /** STACK_PORT_OFFSET moves every port of the stack at once (a second clone beside the first). */
 export function portOffset(): number {
