@@ -52,7 +52,11 @@ const traced = new Set<string>();
 const traces = new TraceFile(traced);
 
 const cli = (args: string[], env: Record<string, string> = {}) =>
-  spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: { ...process.env, ...env } });
+  spawnSync(process.execPath, [CLI, ...args], {
+    encoding: 'utf8',
+    // the CLI's default URL (port 3005) knows no STACK_PORT_OFFSET: the tracker of this stack, unless a test says
+    env: { ...process.env, SAGA_TRACKER_URL: TRACKER_URL, ...env },
+  });
 
 /** Checks that one trace holds the checkout request and, in every app, a consumer span with its DB writes. */
 async function assertOneTrace(traceId: string, orderId: string): Promise<void> {

@@ -3,11 +3,14 @@ import { dirname, join, resolve } from 'node:path';
 import { StackAuth, stackAuth } from './sasl';
 import { SERVICES } from './topology';
 
-/** Where the repo is: the nearest folder up from this file (dist/src when compiled, src under jest) with tsconfig.base.json. */
+/**
+ * Where the repo is: the nearest folder up from this file (infra/local/dist/src when compiled, infra/local/src
+ * under jest) that holds infra/local.
+ */
 export const REPO_ROOT = (() => {
   for (let dir = __dirname; ; dir = dirname(dir)) {
-    if (existsSync(join(dir, 'tsconfig.base.json'))) return dir;
-    if (dirname(dir) === dir) throw new Error(`no tsconfig.base.json above ${__dirname}: not in the checkout`);
+    if (existsSync(join(dir, 'infra', 'local', 'package.json'))) return dir;
+    if (dirname(dir) === dir) throw new Error(`no infra/local above ${__dirname}: not in a checkout`);
   }
 })();
 
