@@ -15,4 +15,10 @@ export default tseslint.config(
       'no-console': 'off',
     },
   },
+  {
+    // jest loads its configs and plug-ins (runner, environment, global set-up) with require()
+    files: ['**/jest.config.js', 'jest.unit.config.js', 'tools/jest/**/*.js'],
+    languageOptions: { sourceType: 'commonjs' },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
 );

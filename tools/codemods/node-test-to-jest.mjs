@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // Converts node:test specs to jest and wires every workspace project that has specs to jest.
-// Converted files are formatted with the repo's prettier. Idempotent: a file without a `node:test` import is left alone, a project already wired is rewritten to the
-// same text. Uses the TypeScript parser the repo already pins (no other dependency); every change is an edit
+// Converted files are formatted with the repo's prettier. Idempotent: a file without a `node:test` or
+// `@jest/globals` import is left alone, a converted file converts to itself, a project already wired is
+// rewritten to the same text. A file that mixes both styles (imports from both, or node-style options on jest's
+// functions) is converted too, into one @jest/globals import. Uses the TypeScript parser the repo already pins (no other dependency); every change is an edit
 // at a position the parser found, so the rest of a file stays byte for byte.
 //
 //   node tools/codemods/node-test-to-jest.mjs [--check] [path...]
@@ -25,15 +27,18 @@
 //   context t    the first parameter of a test or hook callback is removed (a second one, done, stays):
 //                t.diagnostic(x) -> console.info(x); t.after(fn) -> run after the body (try/finally);
 //                t.mock.* -> jest.* restored after the test; t.name -> expect.getState().currentTestName;
-//                t.skip(r) / t.todo(r) -> console.warn (jest cannot skip at run time: reported, and counted as
-//                passed; write `{ skip: cond }` instead).
+//                t.skip(r) / t.todo(r) -> left, with a warning (jest cannot skip at run time; the build then
+//                fails on the left-over `t` until a person writes `{ skip: cond }` or a stated condition).
+//   mixed files  names imported from @jest/globals get the options rules (not the context rule: their
+//                callback's parameter is jest's `done`); the node:test names are merged into that import.
 //   mock         mock.fn(f) -> jest.fn(f); mock.method(o, m, f) -> jest.spyOn(o, m).mockImplementation(f);
 //                mock.getter/setter -> jest.spyOn(o, m, 'get'/'set'); mock.restoreAll()/reset() ->
 //                jest.restoreAllMocks(); mock.timers.enable/tick/reset -> jest fake timers;
 //                x.mock.callCount() -> x.mock.calls.length; x.mock.calls[i].arguments -> x.mock.calls[i].
 //   top level    `await x;` at the top of a module -> beforeAll(async () => { await x; }).
 //   projects     a workspace project with *.spec.* or *.int-spec.* files gets jest.config.js (from
-//                tools/jest/preset.js) and "test": "jest"; a test script on node --test or tools/test-runner
+//                tools/jest/preset.js) and "test": "node --experimental-vm-modules <root>/node_modules/jest/bin/
+//                jest.js" (the Nx test target); a test script on node --test, tools/test-runner or jest
 //                is replaced.
 import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
@@ -101,7 +106,16 @@ export function convert(text, fileName) {
       ts.isStringLiteral(s.moduleSpecifier) &&
       s.moduleSpecifier.text === 'node:test',
   );
-  if (imports.length === 0) return text;
+  // A file that already imports @jest/globals (converted by hand, or mixing both styles): its jest names are
+  // test functions too, and node-style options on them (`describe(name, { skip }, fn)`) are converted.
+  const jestImports = sf.statements.filter(
+    (s) =>
+      ts.isImportDeclaration(s) &&
+      ts.isStringLiteral(s.moduleSpecifier) &&
+      s.moduleSpecifier.text === '@jest/globals' &&
+      !s.importClause?.isTypeOnly,
+  );
+  if (imports.length === 0 && jestImports.length === 0) return text;
 
   const edits = [];
   const edit = (start, end, replacement) => edits.push({ start, end, text: replacement, seq: edits.length });
@@ -123,6 +137,18 @@ export function convert(text, fileName) {
         if (!(imported in JEST_NAME))
           warn(el, `node:test export '${imported}' has no jest counterpart: left as is`);
         locals.set(el.name.text, imported);
+      }
+  }
+
+  // local name -> @jest/globals export, for the test functions and hooks the file imports from jest
+  const jestLocals = new Map();
+  for (const decl of jestImports) {
+    const bindings = decl.importClause?.namedBindings;
+    if (bindings && ts.isNamedImports(bindings))
+      for (const el of bindings.elements) {
+        const imported = (el.propertyName ?? el.name).text;
+        if (['describe', 'it', 'test', ...HOOKS].includes(imported) && !el.isTypeOnly)
+          jestLocals.set(el.name.text, imported);
       }
   }
 
@@ -151,6 +177,11 @@ export function convert(text, fileName) {
     }
     return false;
   };
+  // Which @jest/globals test function or hook an identifier denotes (the file's own jest import), or undefined.
+  const jestExportOf = (expr) =>
+    ts.isIdentifier(expr) && jestLocals.has(expr.text) && !declaredInScope(expr)
+      ? jestLocals.get(expr.text)
+      : undefined;
   const nodeExportOf = (expr) => {
     if (ts.isIdentifier(expr) && locals.has(expr.text) && !declaredInScope(expr))
       return locals.get(expr.text);
@@ -257,15 +288,11 @@ export function convert(text, fileName) {
             cleanups = true;
             edit(parent.getStart(sf), parent.getEnd(), 'cleanups.push');
           } else if ((member === 'skip' || member === 'todo') && call) {
+            // jest cannot skip a test that is running: a console line would count it as passed. Left as it
+            // is, the build fails on it (the parameter is gone) until a person writes the condition.
             warn(
               n,
-              `${name}.${member}() at run time: jest cannot skip a running test, the test now counts as passed; use { skip: condition }`,
-            );
-            const args = call.arguments.map((a) => a.getText(sf)).join(', ');
-            edit(
-              call.getStart(sf),
-              call.getEnd(),
-              `console.warn(${JSON.stringify(`${member === 'skip' ? 'skipped' : 'todo'}:`)}${args ? `, ${args}` : ''})`,
+              `${name}.${member}() at run time: jest cannot skip a running test; left for a person (a skip condition known when the test is defined, or a stated condition asserted in the test)`,
             );
           } else if (member === 'name') {
             need('expect');
@@ -349,15 +376,16 @@ export function convert(text, fileName) {
       if (
         ts.isPropertyAccessExpression(callee) &&
         nodeExportOf(callee) === undefined &&
-        nodeExportOf(callee.expression)
+        (nodeExportOf(callee.expression) || jestExportOf(callee.expression))
       ) {
         modifier = callee.name.text;
         callee = callee.expression;
       }
       const nodeName = nodeExportOf(callee);
-      const jestName = JEST_NAME[nodeName];
+      const fromJest = !nodeName && jestExportOf(callee);
+      const jestName = fromJest || JEST_NAME[nodeName];
       if (jestName && jestName !== 'jest') {
-        const own = convertCall(node, callee, jestName, modifier, inherited);
+        const own = convertCall(node, callee, jestName, modifier, inherited, Boolean(fromJest));
         if (jestName === 'describe') {
           for (const arg of node.arguments) visitCalls(arg, { ...inherited, ...own });
           return;
@@ -368,15 +396,25 @@ export function convert(text, fileName) {
   };
 
   /** Rewrites one describe/it/test/hook call; returns a describe's own { timeout, concurrent } for its children. */
-  const convertCall = (call, callee, jestName, modifier, inherited) => {
+  // fromJest: the callee is already jest's (imported from @jest/globals): only node-style options are converted,
+  // its callback's parameter is jest's `done`, never node's context.
+  const convertCall = (call, callee, jestName, modifier, inherited, fromJest = false) => {
     const args = call.arguments;
-    const local = jestLocal(callee);
+    const local = fromJest ? callee.getText(sf) : jestLocal(callee);
+    const convertContextOf = (fn) => (fromJest ? undefined : convertContext(fn));
+    if (fromJest) {
+      // jest's own modifiers (it.concurrent, it.each, ...) and calls without node options are left as they are
+      const jestModifier = modifier && !['only', 'skip', 'todo'].includes(modifier);
+      const hasOptions = args[1] && ts.isObjectLiteralExpression(args[1]);
+      // (what a node-style describe around it passes down, its timeout and concurrency, still applies)
+      if (jestModifier || (!hasOptions && !inherited.timeout && !inherited.concurrent)) return undefined;
+    }
     if (HOOKS.has(jestName)) {
       if (call.expression.getText(sf) !== local)
         edit(call.expression.getStart(sf), call.expression.getEnd(), local);
       const fn = args[0];
       const opts = args[1] && ts.isObjectLiteralExpression(args[1]) ? readOptions(args[1]) : undefined;
-      convertContext(fn);
+      convertContextOf(fn);
       const timeout = opts?.timeout?.getText(sf) ?? inherited.timeout;
       if (opts) edit(args[0].getEnd(), args[1].getEnd(), timeout ? `, ${timeout}` : '');
       else if (timeout && args.length === 1) edit(fn.getEnd(), fn.getEnd(), `, ${timeout}`);
@@ -440,7 +478,7 @@ export function convert(text, fileName) {
       }
       return own;
     }
-    convertContext(fn);
+    convertContextOf(fn);
     const timeout = ownTimeout ?? inherited.timeout;
     if (timeout && fn && !args[args.indexOf(fn) + 1]) edit(fn.getEnd(), fn.getEnd(), `, ${timeout}`);
     return undefined;
@@ -499,7 +537,7 @@ export function convert(text, fileName) {
   }
 
   // Top-level `await x;` -> beforeAll.
-  for (const st of sf.statements) {
+  for (const st of imports.length ? sf.statements : []) {
     if (ts.isExpressionStatement(st) && ts.isAwaitExpression(st.expression)) {
       const local = need('beforeAll', needed.get('beforeAll') ?? 'beforeAll');
       edit(st.getStart(sf), st.getEnd(), `${local}(async () => {\n  ${st.getText(sf)}\n});`);
@@ -511,16 +549,22 @@ export function convert(text, fileName) {
   const specifiers = [...needed.entries()]
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([jestName, local]) => (jestName === local ? jestName : `${jestName} as ${local}`));
-  const existing = sf.statements.find(
-    (s) =>
-      ts.isImportDeclaration(s) &&
-      ts.isStringLiteral(s.moduleSpecifier) &&
-      s.moduleSpecifier.text === '@jest/globals',
+  // Merged into the file's own @jest/globals import where it has one (a file mixing both styles).
+  const existing = jestImports.find(
+    (d) => d.importClause?.namedBindings && ts.isNamedImports(d.importClause.namedBindings),
   );
-  if (existing) warn(existing, 'already imports @jest/globals: merge the two imports by hand');
+  if (existing) {
+    const kept = existing.importClause.namedBindings.elements.map((el) => el.getText(sf));
+    const keptLocals = new Set(existing.importClause.namedBindings.elements.map((el) => el.name.text));
+    const added = specifiers.filter((sp) => !keptLocals.has(sp.split(' as ').pop()));
+    if (added.length) {
+      const all = [...kept, ...added].sort((x, y) => x.localeCompare(y));
+      edit(existing.getStart(sf), existing.getEnd(), `import { ${all.join(', ')} } from '@jest/globals';`);
+    }
+  }
   imports.forEach((decl, i) => {
     const end = decl.getEnd();
-    if (i === 0)
+    if (i === 0 && !existing)
       edit(
         decl.getStart(sf),
         end,
@@ -564,8 +608,17 @@ function wireProject(dir, write) {
   const raw = readFileSync(pkgPath, 'utf8');
   const pkg = JSON.parse(raw);
   const script = pkg.scripts?.test;
-  if (script === undefined || /tools\/test-runner|node\s+(.*\s)?--test\b/.test(script)) {
-    pkg.scripts = { ...pkg.scripts, test: 'jest' };
+  // jest from the root's node_modules, with ES module support for the specs that import() ES-only packages
+  const jestBin = relative(dir, join(ROOT, 'node_modules', 'jest', 'bin', 'jest.js'))
+    .split('\\')
+    .join('/');
+  const wanted = `node --experimental-vm-modules ${jestBin}`;
+  if (
+    script === undefined ||
+    (script !== wanted &&
+      /tools\/test-runner|node\s+(.*\s)?--test\b|^jest\b|jest\/bin\/jest\.js/.test(script))
+  ) {
+    pkg.scripts = { ...pkg.scripts, test: wanted };
     const indent = raw.match(/^[ \t]+/m)?.[0] ?? '  ';
     const next = `${JSON.stringify(pkg, null, indent)}\n`;
     if (next !== raw) {
@@ -588,7 +641,7 @@ async function main() {
   const changed = [];
   for (const file of files) {
     const text = readFileSync(file, 'utf8');
-    if (!text.includes('node:test')) continue;
+    if (!text.includes('node:test') && !text.includes('@jest/globals')) continue;
     let out = convert(text, file);
     if (out !== text) {
       out = await prettier.format(out, { ...(await prettier.resolveConfig(file)), filepath: file });

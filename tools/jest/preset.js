@@ -1,6 +1,7 @@
-// The jest settings every project shares. Specs run from each project's dist/ (compiled by `tsc -b`, which
-// `npm test` and Nx's build dependency run first): the code under test and the specs use paths relative to
-// their compiled files, and the local stack runs the services from dist/ anyway, so no transformer is needed.
+// The jest settings every project shares. Specs run from their TypeScript sources (src/, test/), compiled on
+// the fly by @swc/jest; the workspace packages they import (@checkout/*) are mapped to their sources too, so
+// one module instance of each is loaded. The local stack still runs the services from dist/ (`tsc -b`, which
+// `npm test` and Nx's build dependency run first).
 const { existsSync, readFileSync, readdirSync, statSync } = require('node:fs');
 const { basename, join } = require('node:path');
 
@@ -13,6 +14,53 @@ const GLOBAL = {
   maxConcurrency: 16,
   testSequencer: join(__dirname, 'sequencer.js'),
 };
+
+/** The workspace project folders of the root package.json. */
+function workspaceDirs() {
+  const { workspaces = [] } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+  return workspaces
+    .flatMap((w) =>
+      w.endsWith('/*')
+        ? readdirSync(join(ROOT, w.slice(0, -2))).map((d) => join(ROOT, w.slice(0, -2), d))
+        : [join(ROOT, w)],
+    )
+    .filter((d) => existsSync(join(d, 'package.json')))
+    .sort();
+}
+
+/** `@checkout/x` -> the source of its compiled main (dist/src/index.js -> src/index.ts). */
+function sourceMap() {
+  const map = {};
+  for (const dir of workspaceDirs()) {
+    const { name, main } = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+    if (!name || !main || !/^(\.\/)?dist\/.+\.js$/.test(main)) continue;
+    const source = join(dir, main.replace(/^(\.\/)?dist\//, '').replace(/\.js$/, '.ts'));
+    if (existsSync(source)) map[`^${name.replace(/[/\\^$*+?.()|[\]{}]/g, '\\$&')}$`] = source;
+  }
+  return map;
+}
+
+// swc in the shape tsc compiles (tsconfig.base.json): CommonJS, ES2022, legacy decorators with their design
+// metadata (NestJS's dependency injection reads the constructor parameter types from `design:paramtypes`,
+// emitted only with decoratorMetadata). `import()` is kept as it is, as tsc's node16 output does: the
+// kubernetes-models packages are ES modules only (jest runs with --experimental-vm-modules for them).
+const SWC = {
+  swcrc: false,
+  jsc: {
+    parser: { syntax: 'typescript', decorators: true },
+    transform: { legacyDecorator: true, decoratorMetadata: true, useDefineForClassFields: true },
+    target: 'es2022',
+    keepClassNames: true,
+  },
+  module: { type: 'commonjs', ignoreDynamic: true },
+  sourceMaps: 'inline',
+};
+const TRANSFORMS = {
+  swc: ['@swc/jest', SWC],
+  // ts-jest's transpile-only mode (isolatedModules: one file at a time, no type check; `tsc -b` checks types)
+  'ts-jest': ['ts-jest', { tsconfig: join(ROOT, 'tsconfig.base.json'), isolatedModules: true }],
+};
+const TRANSFORM = TRANSFORMS[process.env.CHECKOUT_JEST_TRANSFORM ?? 'swc'];
 
 function hasFiles(dir, pattern) {
   if (!existsSync(dir)) return false;
@@ -28,23 +76,26 @@ function projects(dir) {
   const name = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).name ?? basename(dir);
   const common = {
     rootDir: dir,
-    roots: ['<rootDir>/dist'],
-    transform: {},
+    roots: ['src', 'test'].filter((d) => existsSync(join(dir, d))).map((d) => `<rootDir>/${d}`),
+    moduleFileExtensions: ['ts', 'js', 'json'],
+    moduleNameMapper: sourceMap(),
+    transform: { '^.+\\.ts$': TRANSFORM },
     testEnvironment: join(__dirname, 'environment.js'),
     setupFilesAfterEnv: [join(__dirname, 'timeouts.js')],
   };
   const out = [];
-  if (hasFiles(dir, /(?<!\.int-spec)\.spec\.[cm]?[jt]s$/))
+  if (hasFiles(dir, /(?<!\.int-spec)\.spec\.ts$/))
     out.push({
       ...common,
       displayName: `${name} unit`,
-      testMatch: ['**/*.spec.js'],
+      testMatch: ['**/*.spec.ts'],
+      testPathIgnorePatterns: ['\\.int-spec\\.ts$'],
     });
-  if (hasFiles(dir, /\.int-spec\.[cm]?[jt]s$/))
+  if (hasFiles(dir, /\.int-spec\.ts$/))
     out.push({
       ...common,
       displayName: `${name} int`,
-      testMatch: ['**/*.int-spec.js'],
+      testMatch: ['**/*.int-spec.ts'],
       // One local stack for the whole run, one integration spec file at a time.
       runner: join(__dirname, 'serial-runner.js'),
       globalSetup: join(__dirname, 'stack-setup.js'),
@@ -58,18 +109,14 @@ function projectConfig(dir) {
   return { ...GLOBAL, projects: projects(dir) };
 }
 
-/** The root jest.config.js: every workspace project's jest projects in one run. */
-function rootConfig() {
-  const { workspaces = [] } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
-  const dirs = workspaces
-    .flatMap((w) =>
-      w.endsWith('/*')
-        ? readdirSync(join(ROOT, w.slice(0, -2))).map((d) => join(ROOT, w.slice(0, -2), d))
-        : [join(ROOT, w)],
-    )
-    .filter((d) => existsSync(join(d, 'jest.config.js')))
-    .sort();
-  return { ...GLOBAL, projects: dirs.flatMap(projects) };
+/**
+ * The root jest.config.js: every workspace project's jest projects in one run; with `{ unit: true }` (the root
+ * jest.unit.config.js, `npm run test:unit`) only the unit projects, which need no stack.
+ */
+function rootConfig({ unit = false } = {}) {
+  const dirs = workspaceDirs().filter((d) => existsSync(join(d, 'jest.config.js')));
+  const all = dirs.flatMap(projects);
+  return { ...GLOBAL, projects: unit ? all.filter((p) => p.displayName.endsWith(' unit')) : all };
 }
 
 module.exports = { projectConfig, rootConfig };

@@ -6,4 +6,4 @@ const { expect } = require('@jest/globals');
 // Integration specs wait on conditions with their own deadlines: generous. node:test had no default timeout;
 // a unit test taking 30 s on a loaded machine is a bug.
 /* global jest */
-jest.setTimeout(/\.int-spec\.js$/.test(expect.getState().testPath ?? '') ? 600_000 : 30_000);
+jest.setTimeout(/\.int-spec\.ts$/.test(expect.getState().testPath ?? '') ? 600_000 : 30_000);

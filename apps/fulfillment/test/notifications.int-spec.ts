@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { validateEvent } from '@checkout/contracts';
@@ -21,14 +21,14 @@ describe('customer notifications, through the outboxes, Debezium and Kafka', () 
   let fulfillment: DataSource;
   let vouchers: TopicReader;
 
-  before(async () => {
+  beforeAll(async () => {
     [publishers, fulfillment, vouchers] = await Promise.all([
       Publishers.open(),
       fulfillmentDb(),
       new TopicReader(['fulfillment.apology-voucher-issued']).start(),
     ]);
   });
-  after(async () => {
+  afterAll(async () => {
     await Promise.all([publishers.close(), fulfillment.destroy(), vouchers.stop()]);
   });
 

@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
@@ -30,14 +30,14 @@ describe('fulfillment shipments, through the outboxes, Debezium and Kafka', () =
   const byOrder = (topic: string, orderId: string) => (m: { topic: string; key: string | null }) =>
     m.topic === topic && m.key === orderId;
 
-  before(async () => {
+  beforeAll(async () => {
     [publishers, fulfillment, topics] = await Promise.all([
       Publishers.open(),
       fulfillmentDb(),
       new TopicReader(TOPICS).start(),
     ]);
   });
-  after(async () => {
+  afterAll(async () => {
     await Promise.all([publishers.close(), fulfillment.destroy(), topics.stop()]);
   });
 

@@ -1,4 +1,4 @@
-import { describe, it } from 'node:test';
+import { describe, it } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { RepairDrift } from '../src/reservation/commands';
 import { givenStock, inTx, order, stockOf, uniqueSku } from './support';

@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import { PinoLogger } from 'nestjs-pino';
@@ -37,11 +37,11 @@ describe('GateResyncJob: the gate counters of gated SKUs are reset from the inve
   };
   let gate: StockGate;
 
-  before(async () => {
+  beforeAll(async () => {
     gate = StockGate.connect(redisUrl, { commandTimeout: 15_000 });
     assert.equal(await gate.ready(5_000), true);
   });
-  after(async () => {
+  afterAll(async () => {
     await gate.close();
   });
 

@@ -1,4 +1,4 @@
-import { after, before } from 'node:test';
+import { afterAll, beforeAll } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { DataSource } from 'typeorm';
 import { TenantRegistry, hashApiKey } from '@checkout/service-kit';
@@ -29,10 +29,10 @@ export const testTenants = new TenantRegistry([
  */
 export function inventorySpec(poolSize = 10) {
   let dataSource: DataSource | undefined;
-  before(async () => {
+  beforeAll(async () => {
     dataSource = await serviceDataSource('inventory_svc', poolSize);
   });
-  after(async () => {
+  afterAll(async () => {
     await dataSource?.destroy();
   });
   const tenantId = TEST_TENANT;

@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
@@ -52,13 +52,13 @@ describe('order.created through the order outbox, Debezium and Kafka to the inve
 
   const payloadOf = (m: SeenMessage) => m.json<{ payload: Record<string, unknown> }>().payload;
 
-  before(async () => {
+  beforeAll(async () => {
     orderDb = await serviceDataSource('order_svc', 2);
     inventoryDb = await serviceDataSource('inventory_svc', 2);
     results = await new TopicReader(['inventory.reserved', 'inventory.rejected']).start();
     dlq = await new TopicReader(['order.created.dlq']).start();
   });
-  after(async () => {
+  afterAll(async () => {
     await results.stop();
     await dlq.stop();
     await orderDb.destroy();

@@ -1,4 +1,4 @@
-import { describe, it } from 'node:test';
+import { describe, it } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { eventsOf, expire, givenStock, inTx, order, reservationsOf, stockOf, uniqueSku } from './support';
 import { inventorySpec } from './inventory-spec';

@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { Registry } from 'prom-client';
 import { loadStackConfig } from '@checkout/testing';
@@ -21,11 +21,11 @@ describe('inventory_reservation_outcomes_total counts each outcome once its tran
     );
   };
 
-  before(async () => {
+  beforeAll(async () => {
     registry = new Registry();
     new ReservationOutcomes(registry).attach(spec.ds);
   });
-  after(async () => {});
+  afterAll(async () => {});
 
   it('reserved, rejected, released by reason, committed, backordered, unavailable after payment; a rollback counts nothing', async () => {
     const sku = uniqueSku('outcomes');

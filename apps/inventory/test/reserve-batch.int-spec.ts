@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { BatchEventConsumer, NonRetryableError, consoleLogger } from '@checkout/messaging';
 import { ReserveStock, ReserveStockBatch } from '../src/reservation/commands';
@@ -28,7 +28,7 @@ describe('ReserveStockBatch and the batched order.created consumer (group commit
   const single = new ReserveStock(outbox, { ttlSeconds: 600 });
   let consumer: BatchEventConsumer<'order.created'>;
 
-  before(async () => {
+  beforeAll(async () => {
     consumer = new BatchEventConsumer({
       topic: 'order.created',
       groupId: 'it-inventory-batch',
@@ -41,7 +41,7 @@ describe('ReserveStockBatch and the batched order.created consumer (group commit
       handler: onOrderCreated(testTenants, batch),
     });
   });
-  after(async () => {});
+  afterAll(async () => {});
 
   it('one batch, mixed: first fit in batch order, each order all lines or none, unknown SKUs named', async () => {
     const a = uniqueSku('mix-a');

@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
@@ -23,10 +23,10 @@ async function apologyOf(orderId: string): Promise<{ voucherCode: string; body: 
 
 describe('the apology voucher of "paid but out of stock" (fulfillment -> Kafka -> order service)', () => {
   let inventoryDb: DataSource;
-  before(async () => {
+  beforeAll(async () => {
     inventoryDb = await serviceDataSource('inventory_svc', 1);
   });
-  after(async () => {
+  afterAll(async () => {
     await inventoryDb.destroy();
   });
 

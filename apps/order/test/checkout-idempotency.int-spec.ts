@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
@@ -11,14 +11,14 @@ describe('checkout idempotency keys (order service over HTTP, real PostgreSQL)',
   let db: DataSource;
   const sku = uniqueSku('IDEM');
 
-  before(async () => {
+  beforeAll(async () => {
     db = await serviceDataSource('order_svc', 3);
     await priceSku(sku);
     await priceSku(sku, 50_000, GLOBEX);
     await stockSku(sku, 1_000);
     await stockSku(sku, 1_000, GLOBEX);
   });
-  after(async () => {
+  afterAll(async () => {
     await db.destroy();
   });
 

@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
@@ -9,11 +9,11 @@ describe('checkout input, prices and tenancy (order service over HTTP)', () => {
   let db: DataSource;
   const sku = uniqueSku('IN');
 
-  before(async () => {
+  beforeAll(async () => {
     db = await serviceDataSource('order_svc', 3);
     await priceSku(sku);
   });
-  after(async () => {
+  afterAll(async () => {
     await db.destroy();
   });
 

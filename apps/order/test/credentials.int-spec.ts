@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -55,7 +55,7 @@ describe('Kafka SASL/SCRAM and Redis requirepass (the local stack with STACK_KAF
     }
   };
 
-  before(async () => {
+  beforeAll(async () => {
     // One SASL broker and one redis-server of this spec's own, in a scratch folder: not a second stack.
     const stack = loadStackConfig();
     const jars = ensureJars(stack, () => undefined);
@@ -82,7 +82,7 @@ describe('Kafka SASL/SCRAM and Redis requirepass (the local stack with STACK_KAF
     order = loadOrderConfig(serviceEnv(config, 'order'));
   });
 
-  after(async () => {
+  afterAll(async () => {
     await Promise.allSettled([stopKafka(config), stopRedis(config)]);
     killLeftovers();
     process.off('exit', killLeftovers);

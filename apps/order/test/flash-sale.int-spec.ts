@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
@@ -41,10 +41,10 @@ async function checkoutRetrying(body: unknown, key: string): Promise<{ answer: A
 
 describe('flash-sale gate at checkout (order service over HTTP, real Redis)', () => {
   let db: DataSource;
-  before(async () => {
+  beforeAll(async () => {
     db = await serviceDataSource('order_svc', 3);
   });
-  after(async () => {
+  afterAll(async () => {
     await db.destroy();
   });
 

@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
@@ -39,7 +39,7 @@ describe('order saga reactions (handlers on a scratch order database): given eve
   const gateCalls: string[] = [];
   const inbox = new Set<string>();
 
-  before(async () => {
+  beforeAll(async () => {
     scratch = await scratchDatabase('order_saga', MIGRATIONS, 5);
     db = scratch.dataSource;
     handlers = orderSagaHandlers({
@@ -54,7 +54,7 @@ describe('order saga reactions (handlers on a scratch order database): given eve
       logger: quiet,
     });
   });
-  after(async () => {
+  afterAll(async () => {
     await scratch.drop();
   });
 

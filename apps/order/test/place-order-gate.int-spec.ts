@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { PinoLogger } from 'nestjs-pino';
@@ -50,7 +50,7 @@ describe("checkout and the gate's answers (PlaceOrder on a scratch order databas
   let registry: Registry;
   let handler: PlaceOrderHandler;
 
-  before(async () => {
+  beforeAll(async () => {
     scratch = await scratchDatabase('order_gate', MIGRATIONS, 5);
     db = scratch.dataSource;
     await new CatalogRepository().putPrice(db, tenantId, 'HOT-1', 50_000, 'VND');
@@ -67,7 +67,7 @@ describe("checkout and the gate's answers (PlaceOrder on a scratch order databas
       quiet,
     );
   });
-  after(async () => {
+  afterAll(async () => {
     await scratch.drop();
   });
 

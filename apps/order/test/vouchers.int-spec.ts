@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
@@ -14,10 +14,10 @@ const newVoucher = async (maxRedemptions: number, percentOff = 10) => {
 
 describe('vouchers with limited redemptions (order service over HTTP)', () => {
   let db: DataSource;
-  before(async () => {
+  beforeAll(async () => {
     db = await serviceDataSource('order_svc', 3);
   });
-  after(async () => {
+  afterAll(async () => {
     await db.destroy();
   });
 

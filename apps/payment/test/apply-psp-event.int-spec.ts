@@ -1,4 +1,4 @@
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { afterAll, beforeAll, beforeEach, describe, it } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { PinoLogger } from 'nestjs-pino';
@@ -27,7 +27,7 @@ describe('payment: refund webhooks through the refund state machine', () => {
   let registry: Registry;
   let given: { paymentId: string; orderId: string; refundId: string; chargeId: string };
 
-  before(async () => {
+  beforeAll(async () => {
     scratch = await scratchDatabase('payment_refund_webhooks', MIGRATIONS, 2);
     ds = scratch.dataSource;
     registry = new Registry();
@@ -43,7 +43,7 @@ describe('payment: refund webhooks through the refund state machine', () => {
     );
   });
 
-  after(() => scratch.drop());
+  afterAll(() => scratch.drop());
 
   /** A succeeded acme payment of 50,000 VND with a refund in `refundState`. */
   const paymentWithRefund = async (

@@ -1,11 +1,16 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
 import { PinoLogger } from 'nestjs-pino';
 import { Registry } from 'prom-client';
 import { OutboxWriter } from '@checkout/messaging';
-import { DEV_PSP_CREDENTIALS, DEV_TENANTS, PspCredentialRegistry, TenantRegistry } from '@checkout/service-kit';
+import {
+  DEV_PSP_CREDENTIALS,
+  DEV_TENANTS,
+  PspCredentialRegistry,
+  TenantRegistry,
+} from '@checkout/service-kit';
 import { barrier, sagaEvent, serviceDataSource, waitFor } from '@checkout/testing';
 import { MovePaymentHandler } from '../src/payment/commands/move-payment/move-payment.handler';
 import { RequestRefundHandler } from '../src/payment/commands/refund-payment/refund-payment.handler';
@@ -45,11 +50,11 @@ describe('payment: inventory.reserved and order.cancelled of one order at the sa
   const handlers = paymentEventHandlers(tenants, new RequestRefundHandler(), move);
   const recordChunk = recordAttempts(tenants, new PspCredentialRegistry(DEV_PSP_CREDENTIALS));
 
-  before(async () => {
+  beforeAll(async () => {
     ds = await serviceDataSource('payment_svc', 8);
   });
 
-  after(async () => {
+  afterAll(async () => {
     await ds.destroy();
   });
 

@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { DataSource } from 'typeorm';
 import { TopicReader, waitFor } from '@checkout/testing';
@@ -22,13 +22,13 @@ describe('payment: every PSP token ends right, charged at most once', () => {
   let reader: TopicReader;
   const orders = new Map<string, string>();
 
-  before(async () => {
+  beforeAll(async () => {
     db = await sources();
     reader = await new TopicReader(['payment.succeeded', 'payment.failed', 'payment.refunded']).start();
     for (const c of CASES) orders.set(c.token, await reserve(db.inventory, c.token));
   });
 
-  after(async () => {
+  afterAll(async () => {
     await reader.stop();
     await Promise.all(Object.values(db).map((d: DataSource) => d.destroy()));
   });

@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { PinoLogger } from 'nestjs-pino';
 import { Registry } from 'prom-client';
@@ -36,7 +36,7 @@ describe('payment: PSP event ids are pruned past their retention, in bounded bat
   let job: PrunePspEventsHandler;
   let registry: Registry;
 
-  before(async () => {
+  beforeAll(async () => {
     scratch = await scratchDatabase('payment_retention', MIGRATIONS, 2);
     registry = new Registry();
     job = new PrunePspEventsHandler(
@@ -47,7 +47,7 @@ describe('payment: PSP event ids are pruned past their retention, in bounded bat
     );
   });
 
-  after(() => scratch.drop());
+  afterAll(() => scratch.drop());
 
   it('given 2,500 rows past the retention and younger ones, each pass deletes at most 2 x 1,000, oldest first', async () => {
     const ds = scratch.dataSource;

@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
@@ -22,12 +22,12 @@ describe('payment: the seed trace, refunds and the orphan sweep', () => {
   let db: Awaited<ReturnType<typeof sources>>;
   let reader: TopicReader;
 
-  before(async () => {
+  beforeAll(async () => {
     db = await sources();
     reader = await new TopicReader(['payment.succeeded', 'payment.failed', 'payment.refunded']).start();
   });
 
-  after(async () => {
+  afterAll(async () => {
     await reader.stop();
     await Promise.all(Object.values(db).map((d: DataSource) => d.destroy()));
   });

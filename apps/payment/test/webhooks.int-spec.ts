@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
@@ -22,7 +22,7 @@ describe('payment webhooks: signed, deduped, tenant-bound', () => {
     data: { object: Record<string, unknown> };
   };
 
-  before(async () => {
+  beforeAll(async () => {
     db = await sources();
     // tok_webhook_late keeps the payment pending for a while: long enough to attack it.
     orderId = await reserve(db.inventory, 'tok_webhook_late');
@@ -39,7 +39,7 @@ describe('payment webhooks: signed, deduped, tenant-bound', () => {
     };
   });
 
-  after(async () => Promise.all(Object.values(db).map((d: DataSource) => d.destroy())));
+  afterAll(async () => Promise.all(Object.values(db).map((d: DataSource) => d.destroy())));
 
   const unchanged = async () => {
     const [p] = await payments(orderId);

@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -9,7 +9,8 @@ import { SpanLine } from '@checkout/tracing';
 import { TopicReader, loadStackConfig, waitFor } from '@checkout/testing';
 import { ACME_KEY, GLOBEX_KEY, TRACKER_URL, checkout, newTraceparent, tracker, waitForSaga } from './support';
 
-const CLI = join(__dirname, '..', 'src', 'cli.js');
+// The compiled CLI (the stack runs the services from dist/ too; this spec runs from test/ under jest).
+const CLI = join(__dirname, '..', 'dist', 'src', 'cli.js');
 const traceFile = join(loadStackConfig().logs, 'traces.jsonl');
 const SPAN_KIND = { SERVER: 1, CONSUMER: 4 };
 
@@ -51,7 +52,11 @@ const traced = new Set<string>();
 const traces = new TraceFile(traced);
 
 const cli = (args: string[], env: Record<string, string> = {}) =>
-  spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: { ...process.env, ...env } });
+  spawnSync(process.execPath, [CLI, ...args], {
+    encoding: 'utf8',
+    // the CLI's default URL (port 3005) knows no STACK_PORT_OFFSET: the tracker of this stack, unless a test says
+    env: { ...process.env, SAGA_TRACKER_URL: TRACKER_URL, ...env },
+  });
 
 /** Checks that one trace holds the checkout request and, in every app, a consumer span with its DB writes. */
 async function assertOneTrace(traceId: string, orderId: string): Promise<void> {
@@ -91,10 +96,10 @@ async function assertOneTrace(traceId: string, orderId: string): Promise<void> {
 
 describe('saga timeline of real checkouts', () => {
   let reader: TopicReader;
-  before(async () => {
+  beforeAll(async () => {
     reader = await new TopicReader([...SAGA_TOPICS]).start();
   });
-  after(() => reader.stop());
+  afterAll(() => reader.stop());
 
   /** The saga's distinct events as Kafka holds them (the truth the tracker must show). */
   const eventsOnKafka = (orderId: string) => [

@@ -1,4 +1,4 @@
-import { after, describe, it } from 'node:test';
+import { afterAll, describe, it } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -21,7 +21,7 @@ async function stuckList(query: string) {
 
 describe('a saga whose PSP never answers', () => {
   let orderId = '';
-  after(async () => {
+  afterAll(async () => {
     if (orderId) await pspFault(orderId, false);
   });
 

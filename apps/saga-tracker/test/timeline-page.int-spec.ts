@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
@@ -29,7 +29,7 @@ describe('the timeline page in a real browser', () => {
   let userDataDir: string;
   let saga: SagaViewBody;
 
-  before(async () => {
+  beforeAll(async () => {
     const orderId = await checkout('tok_decline');
     saga = await waitForSaga(orderId, 'ended', (s) => s.state.terminal);
     userDataDir = mkdtempSync(join(tmpdir(), 'saga-page-chromium-'));
@@ -39,7 +39,7 @@ describe('the timeline page in a real browser', () => {
       args: CHROMIUM_ARGS,
     });
   });
-  after(async () => {
+  afterAll(async () => {
     await context?.close();
     if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
   });

@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { Producer } from 'kafkajs';
@@ -32,12 +32,12 @@ function released(overrides: Record<string, unknown> = {}) {
 describe('events the tracker cannot accept', () => {
   let producer: Producer;
   let reader: TopicReader;
-  before(async () => {
+  beforeAll(async () => {
     producer = stackKafka(loadStackConfig(), 'saga-tracker-spec').producer();
     await producer.connect();
     reader = await new TopicReader([dlqTopic(TOPIC)]).start();
   });
-  after(async () => {
+  afterAll(async () => {
     await producer.disconnect();
     await reader.stop();
   });

@@ -1,10 +1,18 @@
 import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { StackAuth, stackAuth } from './sasl';
 import { SERVICES } from './topology';
 
-/** Where the repo is: infra/local/dist/src -> repo root. */
-export const REPO_ROOT = resolve(__dirname, '..', '..', '..', '..');
+/**
+ * Where the repo is: the nearest folder up from this file (infra/local/dist/src when compiled, infra/local/src
+ * under jest) that holds infra/local.
+ */
+export const REPO_ROOT = (() => {
+  for (let dir = __dirname; ; dir = dirname(dir)) {
+    if (existsSync(join(dir, 'infra', 'local', 'package.json'))) return dir;
+    if (dirname(dir) === dir) throw new Error(`no infra/local above ${__dirname}: not in a checkout`);
+  }
+})();
 
 /** STACK_PORT_OFFSET moves every port of the stack at once (a second clone beside the first). */
 export function portOffset(): number {

@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -71,7 +71,7 @@ describe('the local stack starts only what is its own and leaves nothing behind'
   const base = mkdtempSync(join(tmpdir(), 'stack-ownership-'));
   const dir = join(base, '.stack');
 
-  before(async () => {
+  beforeAll(async () => {
     // The jars of the suite's own stack, linked (not fetched again) when it has them.
     const own = join(loadStackConfig().dir, 'cache');
     mkdirSync(dir, { recursive: true });
@@ -79,7 +79,7 @@ describe('the local stack starts only what is its own and leaves nothing behind'
     else await fetchJars({ ...loadStackConfig(), dir }, () => undefined);
   });
 
-  after(async () => {
+  afterAll(async () => {
     await cli(['down'], stackEnv({ STACK_DIR: dir }));
     rmSync(outsideDir(dir), { recursive: true, force: true });
     rmSync(base, { recursive: true, force: true });
@@ -151,7 +151,7 @@ describe('a checkout inside a private (0700) folder, with a space in its path', 
   const cloneCli = join(clone, 'infra', 'local', 'dist', 'src', 'cli.js');
   const dir = join(clone, '.stack');
 
-  before(() => {
+  beforeAll(() => {
     assert.equal(statSync(parent).mode & 0o777, 0o700);
     // The stack's runnable parts: its code, and the PostgreSQL binaries copied (not linked) into the private
     // folder, where the postgres user cannot reach them; the other packages are linked.
@@ -174,7 +174,7 @@ describe('a checkout inside a private (0700) folder, with a space in its path', 
     );
   });
 
-  after(async () => {
+  afterAll(async () => {
     await cli(['down'], stackEnv(), cloneCli);
     rmSync(outsideDir(dir), { recursive: true, force: true });
     rmSync(parent, { recursive: true, force: true });

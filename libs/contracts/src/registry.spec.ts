@@ -1,4 +1,4 @@
-import { describe, it } from 'node:test';
+import { describe, it } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,7 +11,8 @@ import {
   validateEvent,
 } from './registry';
 
-const root = join(__dirname, '..', '..');
+// libs/contracts (this spec runs from src/ under jest)
+const root = join(__dirname, '..');
 const golden = () => JSON.parse(readFileSync(join(root, 'fixtures', 'order.paid.v1.json'), 'utf8'));
 
 const violation = (fn: () => unknown, code: ContractViolation['code'], pattern?: RegExp) =>

@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Registry } from 'prom-client';
@@ -32,7 +32,7 @@ describe('outbox monitor: unconfirmed events, relay slot, retention', () => {
   const outboxRows = async () =>
     Number((await scratch.dataSource.query(`SELECT count(*) AS n FROM outbox`))[0].n);
 
-  before(async () => {
+  beforeAll(async () => {
     scratch = await scratchDatabase('monitor', MESSAGING_MIGRATIONS);
     registry = new Registry();
     monitor = new OutboxMonitor({
@@ -44,7 +44,7 @@ describe('outbox monitor: unconfirmed events, relay slot, retention', () => {
     });
   });
 
-  after(async () => {
+  afterAll(async () => {
     await scratch.dataSource.query(
       `SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = $1`,
       [slot],
@@ -117,7 +117,7 @@ describe('consumer lag monitor: lag per topic and dead-letter depth, from the br
   let monitor: ConsumerLagMonitor;
   const registry = new Registry();
 
-  before(async () => {
+  beforeAll(async () => {
     await admin.connect();
     await admin.createTopics({
       waitForLeaders: true,
@@ -141,7 +141,7 @@ describe('consumer lag monitor: lag per topic and dead-letter depth, from the br
     });
   });
 
-  after(async () => {
+  afterAll(async () => {
     await monitor.close();
     await admin.deleteGroups([group]).catch(() => undefined);
     await admin.deleteTopics({ topics: [topic, dlqTopic(topic)] });

@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { DataSource, MigrationInterface, QueryRunner } from 'typeorm';
@@ -101,7 +101,7 @@ describe('outbox -> Debezium -> Kafka -> consumer with inbox', () => {
       )[0].n,
     );
 
-  before(async () => {
+  beforeAll(async () => {
     orderDb = await serviceDataSource('order_svc');
     scratch = await scratchDatabase('messaging_test', [
       CreateMessagingTables1764680000000,
@@ -112,7 +112,7 @@ describe('outbox -> Debezium -> Kafka -> consumer with inbox', () => {
     dlqReader = await new TopicReader(['order.created.dlq']).start();
   });
 
-  after(async () => {
+  afterAll(async () => {
     await reader.stop();
     await dlqReader.stop();
     await orderDb.destroy();

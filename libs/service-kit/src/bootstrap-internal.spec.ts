@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { Agent, request } from 'node:http';
 import { Writable } from 'node:stream';
@@ -78,12 +78,12 @@ describe('service HTTP: errors, headers, internal port', () => {
   let running: RunningService;
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
 
-  before(async () => {
+  beforeAll(async () => {
     const app = await createService(ProbeModule, config);
     running = await listenService(app, { api: 0, internal: 0 }, '127.0.0.1');
   });
 
-  after(async () => {
+  afterAll(async () => {
     agent.destroy();
     await running.close();
   });

@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { AddressInfo } from 'node:net';
 import { Body, Controller, Module, Post, RawBodyRequest, Req } from '@nestjs/common';
@@ -50,12 +50,12 @@ describe('bootstrapService / createService', () => {
   let plain: Awaited<ReturnType<typeof start>>;
   let raw: Awaited<ReturnType<typeof start>>;
 
-  before(async () => {
+  beforeAll(async () => {
     plain = await start();
     raw = await start({ rawBody: true });
   });
 
-  after(async () => {
+  afterAll(async () => {
     await plain.app.close();
     await raw.app.close();
   });

@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
@@ -13,13 +13,13 @@ describe('resyncGates: every gated SKU set from the database (the database wins)
   let redis: Redis;
   let gate: StockGate;
 
-  before(async () => {
+  beforeAll(async () => {
     redis = new Redis(url, { ...FAIL_FAST_REDIS, commandTimeout: 15_000 });
     gate = new StockGate(redis);
     assert.equal(await gate.ready(5_000), true, 'redis is up');
   });
   const cleanup: (() => Promise<void>)[] = [];
-  after(async () => {
+  afterAll(async () => {
     for (const c of cleanup) await c();
     await gate.close();
   });

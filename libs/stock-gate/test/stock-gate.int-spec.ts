@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { AddressInfo, Server, Socket, connect, createServer } from 'node:net';
@@ -67,7 +67,7 @@ describe('stock gate on the real Redis', () => {
   const gates: StockGate[] = [];
   let gate: StockGate;
 
-  before(async () => {
+  beforeAll(async () => {
     // Several connections, so the takes really race at the server rather than queue on one socket. The
     // generous command timeout keeps a loaded CI machine from turning slow answers into GateUnavailable:
     // this spec is about counting, the fail-fast default is for checkouts.
@@ -75,7 +75,7 @@ describe('stock gate on the real Redis', () => {
     gate = gates[0];
     for (const g of gates) assert.ok(await g.ready(5_000), `Redis at ${url} is not reachable`);
   });
-  after(async () => {
+  afterAll(async () => {
     await Promise.all(gates.map((g) => g.close()));
   });
 

@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
@@ -328,7 +328,7 @@ describe('fetchConservationInput over HTTP', () => {
   const seenKeys: string[] = [];
   /** Answers 503 this many times to the next requests, as a service being restarted does. */
   let unavailable = 0;
-  before(async () => {
+  beforeAll(async () => {
     server = createServer((req, res) => {
       seenKeys.push(req.headers.authorization ?? '');
       if (unavailable > 0) {
@@ -343,7 +343,7 @@ describe('fetchConservationInput over HTTP', () => {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
-  after(() => new Promise<void>((r) => server.close(() => r())));
+  afterAll(() => new Promise<void>((r) => server.close(() => r())));
   const target = () => ({ orderUrl: base, inventoryUrl: base, paymentUrl: base, pspUrl: base, apiKey: 'k1' });
 
   it('reads stock, order, payments and ledger with the tenant key, keeping what the checker needs', async () => {

@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -17,10 +17,10 @@ const spans = (): SpanLine[] =>
 
 describe('one checkout is one trace across services', () => {
   let reader: TopicReader;
-  before(async () => {
+  beforeAll(async () => {
     reader = await new TopicReader(['order.created', 'inventory.rejected', 'inventory.reserved']).start();
   });
-  after(() => reader.stop());
+  afterAll(() => reader.stop());
 
   it('continues the caller traceparent through the order outbox, Debezium, Kafka and the inventory consumer', async () => {
     const sku = `TRACE-${randomBytes(4).toString('hex')}`;

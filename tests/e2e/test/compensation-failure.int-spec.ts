@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { startService, stopService } from '@checkout/local-stack';
 import { waitFor } from '@checkout/testing';
@@ -70,18 +70,18 @@ async function expectRefundedOnce(s: SagaScenario, orderId: string, refundId: st
 describe('a compensation that keeps failing is parked visibly, not lost', () => {
   let events: SagaEvents;
 
-  before(async () => {
+  beforeAll(async () => {
     events = await new SagaEvents().start();
   });
 
-  after(async () => {
+  afterAll(async () => {
     await events?.stop();
   });
 
-  it('the PSP refuses a refund: retried, parked as refund_failed (API, metric), an operator retry refunds once', async (t) => {
+  it('the PSP refuses a refund: retried, parked as refund_failed (API, metric), an operator retry refunds once', async () => {
     const s = new SagaScenario(events, 'globex');
     const parkedBefore = await metricValue('payment', 'payment_refunds_parked_total');
-    const { sku, orderId } = await refundTheOrderThePspRefuses(s, (l) => t.diagnostic(l));
+    const { sku, orderId } = await refundTheOrderThePspRefuses(s, (l) => console.info(l));
     try {
       const refund = await parkedRefund(s, orderId);
       assert.equal(refund.attempts, REFUND_MAX_ATTEMPTS, 'retried up to the limit before parking');
@@ -118,11 +118,11 @@ describe('a compensation that keeps failing is parked visibly, not lost', () => 
   });
 
   // Last in this file, and the simulator is down only while one refund is retried: others share it.
-  it('the PSP simulator is stopped during a refund: retried while it is down, refunded exactly once once it is back', async (t) => {
+  it('the PSP simulator is stopped during a refund: retried while it is down, refunded exactly once once it is back', async () => {
     const s = new SagaScenario(events, 'globex');
-    const { sku, orderId } = await refundTheOrderThePspRefuses(s, (l) => t.diagnostic(l));
+    const { sku, orderId } = await refundTheOrderThePspRefuses(s, (l) => console.info(l));
     const first = await parkedRefund(s, orderId);
-    const log = (line: string) => t.diagnostic(line);
+    const log = (line: string) => console.info(line);
     try {
       assert.ok(await stopService('psp-simulator', log), 'the simulator was running');
       const retried = await s.api.retryRefund(first.refundId);

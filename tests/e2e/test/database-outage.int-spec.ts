@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { setTimeout as delay } from 'node:timers/promises';
 import { loadStackConfig, startPostgres, stopPostgres } from '@checkout/local-stack';
@@ -14,11 +14,11 @@ describe('a PostgreSQL crash in the middle of running sagas', () => {
   let events: SagaEvents;
   let down = false;
 
-  before(async () => {
+  beforeAll(async () => {
     events = await new SagaEvents().start();
   });
 
-  after(async () => {
+  afterAll(async () => {
     if (down) await startPostgres(config, () => {});
     await events.stop();
   });

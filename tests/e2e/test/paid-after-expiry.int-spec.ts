@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { waitFor } from '@checkout/testing';
 import { CheckoutAccepted, ErrorBody, SAGA_TIMEOUT_MS, SagaEvents, SagaScenario, expectBody } from '../src';
@@ -51,24 +51,23 @@ async function paidAfterTheUnitWasResold(
   }
 }
 
-describe(
-  'payment succeeds after the reservation expired and the unit went to someone else',
-  { concurrency: true },
-  () => {
-    let events: SagaEvents;
+describe('payment succeeds after the reservation expired and the unit went to someone else', () => {
+  let events: SagaEvents;
 
-    before(async () => {
-      events = await new SagaEvents().start();
-    });
+  beforeAll(async () => {
+    events = await new SagaEvents().start();
+  });
 
-    after(async () => {
-      await events?.stop();
-    });
+  afterAll(async () => {
+    await events?.stop();
+  });
 
-    it('no backorder: REFUNDED, an apology with a voucher code, and that code buys once', async (t) => {
+  it.concurrent(
+    'no backorder: REFUNDED, an apology with a voucher code, and that code buys once',
+    async () => {
       const s = new SagaScenario(events, 'globex');
       const { sku, late } = await paidAfterTheUnitWasResold(s, { allowBackorder: false }, (l) =>
-        t.diagnostic(l),
+        console.info(l),
       );
 
       const order = await s.settle(late, 'REFUNDED');
@@ -156,76 +155,71 @@ describe(
       );
       assert.equal((await s.ledger(comeback)).charged, served.total);
       await s.expectConserved();
+    },
+  );
+
+  it.concurrent('backorder allowed: BACKORDERED, the charge kept, nothing refunded', async () => {
+    const s = new SagaScenario(events, 'globex');
+    const { sku, late } = await paidAfterTheUnitWasResold(s, { allowBackorder: true }, (l) =>
+      console.info(l),
+    );
+
+    const order = await s.settle(late, 'BACKORDERED');
+    assert.deepEqual(
+      order.history.map((h) => h.to),
+      ['PENDING', 'AWAITING_PAYMENT', 'BACKORDERED'],
+    );
+    assert.equal(order.paymentState, 'succeeded');
+    await s.expectEvents(late, 'inventory.backordered', {
+      exactly: {
+        'order.created': 1,
+        'inventory.reserved': 1,
+        'inventory.released': 1,
+        'payment.succeeded': 1,
+        'inventory.backordered': 1,
+      },
+      never: ['inventory.committed', 'inventory.unavailable-after-payment', 'payment.refunded', 'order.paid'],
     });
+    const [backordered] = s.events.ofType(late, 'inventory.backordered');
+    assert.deepEqual(backordered.payload.lines, [{ sku, quantity: 1 }]);
+    const ledger = await s.ledger(late);
+    assert.deepEqual(
+      { charges: ledger.raw.charges.length, succeeded: ledger.succeeded, refunds: ledger.refunds },
+      { charges: 1, succeeded: 1, refunds: 0 },
+    );
+    assert.equal(ledger.charged, order.total);
+    assert.deepEqual(await s.api.stock(sku), {
+      sku,
+      available: 0,
+      reserved: 0,
+      sold: 1,
+      reservationTtlSeconds: null,
+    });
+    // Fulfillment emails nothing for a backorder: it ships nothing yet and has nothing to apologise for.
+    assert.deepEqual(await s.api.notifications(late), []);
+    await s.expectConserved();
 
-    it('backorder allowed: BACKORDERED, the charge kept, nothing refunded', async (t) => {
-      const s = new SagaScenario(events, 'globex');
-      const { sku, late } = await paidAfterTheUnitWasResold(s, { allowBackorder: true }, (l) =>
-        t.diagnostic(l),
-      );
-
-      const order = await s.settle(late, 'BACKORDERED');
-      assert.deepEqual(
-        order.history.map((h) => h.to),
-        ['PENDING', 'AWAITING_PAYMENT', 'BACKORDERED'],
-      );
-      assert.equal(order.paymentState, 'succeeded');
-      await s.expectEvents(late, 'inventory.backordered', {
-        exactly: {
-          'order.created': 1,
-          'inventory.reserved': 1,
-          'inventory.released': 1,
-          'payment.succeeded': 1,
-          'inventory.backordered': 1,
-        },
-        never: [
-          'inventory.committed',
-          'inventory.unavailable-after-payment',
-          'payment.refunded',
-          'order.paid',
-        ],
-      });
-      const [backordered] = s.events.ofType(late, 'inventory.backordered');
-      assert.deepEqual(backordered.payload.lines, [{ sku, quantity: 1 }]);
-      const ledger = await s.ledger(late);
-      assert.deepEqual(
-        { charges: ledger.raw.charges.length, succeeded: ledger.succeeded, refunds: ledger.refunds },
-        { charges: 1, succeeded: 1, refunds: 0 },
-      );
-      assert.equal(ledger.charged, order.total);
-      assert.deepEqual(await s.api.stock(sku), {
-        sku,
+    // The merchant restocks: the backorder is filled oldest first, the order is paid and ships.
+    await s.restock(sku, 1, { allowBackorder: true });
+    const shipped = await s.settle(late, 'SHIPPED');
+    assert.deepEqual(
+      shipped.history.map((h) => h.to),
+      ['PENDING', 'AWAITING_PAYMENT', 'BACKORDERED', 'PAID', 'SHIPPED'],
+    );
+    await s.expectEvents(late, 'fulfillment.shipment-created', {
+      exactly: { 'inventory.backordered': 1, 'inventory.committed': 1, 'order.paid': 1 },
+      never: ['payment.refunded'],
+    });
+    const filled = await s.api.stock(sku);
+    assert.deepEqual(
+      { available: filled.available, reserved: filled.reserved, sold: filled.sold },
+      {
         available: 0,
         reserved: 0,
-        sold: 1,
-        reservationTtlSeconds: null,
-      });
-      // Fulfillment emails nothing for a backorder: it ships nothing yet and has nothing to apologise for.
-      assert.deepEqual(await s.api.notifications(late), []);
-      await s.expectConserved();
-
-      // The merchant restocks: the backorder is filled oldest first, the order is paid and ships.
-      await s.restock(sku, 1, { allowBackorder: true });
-      const shipped = await s.settle(late, 'SHIPPED');
-      assert.deepEqual(
-        shipped.history.map((h) => h.to),
-        ['PENDING', 'AWAITING_PAYMENT', 'BACKORDERED', 'PAID', 'SHIPPED'],
-      );
-      await s.expectEvents(late, 'fulfillment.shipment-created', {
-        exactly: { 'inventory.backordered': 1, 'inventory.committed': 1, 'order.paid': 1 },
-        never: ['payment.refunded'],
-      });
-      const filled = await s.api.stock(sku);
-      assert.deepEqual(
-        { available: filled.available, reserved: filled.reserved, sold: filled.sold },
-        {
-          available: 0,
-          reserved: 0,
-          sold: 2,
-        },
-      );
-      assert.equal((await s.ledger(late)).refunds, 0);
-      await s.expectConserved();
-    });
-  },
-);
+        sold: 2,
+      },
+    );
+    assert.equal((await s.ledger(late)).refunds, 0);
+    await s.expectConserved();
+  });
+});

@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { checkConservation, fetchConservationInput } from '@checkout/testing';
@@ -18,7 +18,7 @@ describe('npm run demo, small: both incidents replayed through the public APIs a
   let reports: ReplayReport[];
   const byTitle = (title: string) => reports.find((r) => r.title === title)!;
 
-  before(async () => {
+  beforeAll(async () => {
     await Promise.all([paid.start(), hints.start()]);
     const ctx: ReplayContext = {
       api,
@@ -32,7 +32,7 @@ describe('npm run demo, small: both incidents replayed through the public APIs a
     console.log(formatReport(reports));
   });
 
-  after(async () => {
+  afterAll(async () => {
     await Promise.all([paid.stop(), hints.stop()]);
   });
 

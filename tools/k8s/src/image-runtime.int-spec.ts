@@ -1,4 +1,4 @@
-import { after, describe, it } from 'node:test';
+import { afterAll, describe, it } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, lstatSync } from 'node:fs';
@@ -60,7 +60,7 @@ describe('each app image boots from its runtime stage alone', () => {
   const sizes: Record<string, string> = {};
   let child: ChildProcess | undefined;
 
-  after(() => {
+  afterAll(() => {
     child?.kill('SIGKILL');
     rmSync(scratch, { recursive: true, force: true });
     console.log(`runtime image contents (staged files + node_modules), MB: ${JSON.stringify(sizes)}`);

@@ -1,4 +1,4 @@
-import { describe, it } from 'node:test';
+import { describe, it } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
@@ -157,7 +157,7 @@ const K8S_ONLY_ENV = new Set([
 ]);
 
 for (const overlay of OVERLAYS) {
-  describe(`infra/k8s/overlays/${overlay}`, { skip: SKIP }, () => {
+  (SKIP ? describe.skip : describe)(`infra/k8s/overlays/${overlay}`, () => {
     const objects = render(overlay);
     const deployments = ofKind<Deployment>(objects, 'Deployment');
     const jobs = ofKind<Job>(objects, 'Job');
@@ -687,7 +687,7 @@ for (const overlay of OVERLAYS) {
   });
 }
 
-describe('overlay differences', { skip: SKIP }, () => {
+(SKIP ? describe.skip : describe)('overlay differences', () => {
   it('only dev runs the PSP simulator and the dev tenant seed', () => {
     const dev = render('dev');
     const prod = render('prod');

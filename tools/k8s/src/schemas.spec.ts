@@ -1,4 +1,4 @@
-import { describe, it } from 'node:test';
+import { describe, it } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { REPO_ROOT } from '@checkout/local-stack';
@@ -41,7 +41,7 @@ async function models(): Promise<Map<string, ModelClass>> {
 const SKIP = kustomizeUnavailable();
 
 for (const overlay of ['dev', 'prod']) {
-  describe(`infra/k8s/overlays/${overlay} against the published schemas`, { skip: SKIP }, () => {
+  (SKIP ? describe.skip : describe)(`infra/k8s/overlays/${overlay} against the published schemas`, () => {
     it('validates every Kubernetes and prometheus-operator object; nothing else but Strimzi v1 is rendered', async () => {
       const objects: K8sObject[] = kustomize(join(REPO_ROOT, 'infra', 'k8s', 'overlays', overlay));
       const byKind = await models();

@@ -1,4 +1,4 @@
-import { describe, it } from 'node:test';
+import { describe, it } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { MAX_ORDER_TOTAL, MAX_UNIT_PRICE, applyVoucher, priceLines } from './pricing';
 import { CurrencyMismatch, OrderTotalTooLarge, PriceChanged, UnknownSku, ZeroTotal } from './checkout.errors';

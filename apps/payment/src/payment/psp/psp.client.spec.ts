@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { Server, createServer } from 'node:http';
 import { AddressInfo } from 'node:net';
@@ -37,7 +37,7 @@ describe('PspClient: every PSP answer is validated before it is believed', () =>
   let client: PspClient;
   let registry: Registry;
 
-  before(async () => {
+  beforeAll(async () => {
     server = createServer((req, res) => {
       let body = '';
       req.on('data', (c) => (body += c));
@@ -67,7 +67,7 @@ describe('PspClient: every PSP answer is validated before it is believed', () =>
     );
   });
 
-  after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
   const charge$ = (reference: string) =>
     client.charge('acct_acme', `key-${reference}`, {

@@ -1,4 +1,4 @@
-import { describe, it } from 'node:test';
+import { describe, it } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { SAGA_TOPICS } from '@checkout/contracts';
 import { OUTCOME_OF, STEP_OUTCOMES, factsOf, serviceOf, stepDetail, traceIdOf } from './saga-step';

@@ -1,8 +1,15 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+
+/** apps/saga-tracker: the nearest folder up from this file (dist/src/... when compiled, src/... under jest) with a package.json. */
+const APP_ROOT = (() => {
+  let dir = __dirname;
+  while (!existsSync(join(dir, 'package.json')) && dirname(dir) !== dir) dir = dirname(dir);
+  return dir;
+})();
 
 /** The page script, compiled from apps/saga-tracker/page/timeline.ts (dist/page/timeline.js). */
-export const PAGE_SCRIPT = readFileSync(join(__dirname, '..', '..', '..', 'page', 'timeline.js'), 'utf8');
+export const PAGE_SCRIPT = readFileSync(join(APP_ROOT, 'dist', 'page', 'timeline.js'), 'utf8');
 
 /** The HTML shell of the timeline and stuck-list pages: no data, the script fetches it with the tenant key. */
 export const PAGE_HTML = `<!doctype html>
