@@ -41,9 +41,7 @@ const commands = require(join(REPO, 'apps/inventory/dist/src/reservation/command
     execute(tx: EntityManager, input: { tenantId: string; sku: string; available: number }): Promise<unknown>;
   };
 };
-const { BatchEventConsumer } = require(
-  join(REPO, 'apps/inventory/dist/src/reservation/consumers/batch-event-consumer'),
-) as {
+const { BatchEventConsumer } = require(join(REPO, 'libs/messaging/dist/src/batch-event-consumer')) as {
   BatchEventConsumer: new (options: Record<string, unknown>) => {
     apply(events: SagaEvent<'order.created'>[]): Promise<{ applied: number; duplicates: number }>;
   };
