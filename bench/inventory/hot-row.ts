@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path';
 import { Pool } from 'pg';
 import { DataSource, EntityManager } from 'typeorm';
 import { SagaEvent, validateEvent } from '@checkout/contracts';
-import { Logger, OutboxWriter } from '@checkout/messaging';
+import { InboxTransport, Logger, OutboxWriter } from '@checkout/messaging';
 import { loadStackConfig, orderCreatedPayload, scratchDatabase } from '@checkout/testing';
 import { percentile, report } from '../report';
 
@@ -41,17 +41,13 @@ const commands = require(join(REPO, 'apps/inventory/dist/src/reservation/command
     execute(tx: EntityManager, input: { tenantId: string; sku: string; available: number }): Promise<unknown>;
   };
 };
-const { BatchEventConsumer } = require(
-  join(REPO, 'apps/inventory/dist/src/reservation/consumers/batch-event-consumer'),
+const { ReservationConsumer } = require(
+  join(REPO, 'apps/inventory/dist/src/reservation/consumers/reservation.consumer'),
 ) as {
-  BatchEventConsumer: new (options: Record<string, unknown>) => {
-    apply(events: SagaEvent<'order.created'>[]): Promise<{ applied: number; duplicates: number }>;
-  };
+  ReservationConsumer: new (reserve: object, release: object, commit: object, returnSold: object) => object;
 };
-const { onOrderCreated } = require(
-  join(REPO, 'apps/inventory/dist/src/reservation/consumers/order-created.consumer'),
-) as {
-  onOrderCreated: (tenants: { get(id: string): unknown }, reserve: object) => unknown;
+const { InventoryError } = require(join(REPO, 'apps/inventory/dist/src/reservation/domain')) as {
+  InventoryError: new (code: string, message: string) => Error & { code: string };
 };
 const { MIGRATIONS } = require(join(REPO, 'apps/inventory/dist/src/migrations')) as {
   MIGRATIONS: (new () => object)[];
@@ -186,17 +182,21 @@ async function main(): Promise<void> {
   const outbox = new OutboxWriter('inventory');
   const reserve = new commands.ReserveStock(outbox, { ttlSeconds: 600 });
   const tenants = { get: (id: string) => (id === TENANT ? { id } : undefined) };
-  const consumer = new BatchEventConsumer({
-    topic: 'order.created',
-    groupId: 'bench',
-    inboxName: 'inventory',
-    brokers: ['127.0.0.1:1'], // never connected: apply() is the consumer's database path
+  // The service's consumer transport, as the inventory app configures it; never connected: apply() is its
+  // database path (admission, inbox rows, ReservationConsumer.orderCreated, one transaction per chunk).
+  const transport = new InboxTransport({
+    name: 'inventory',
+    brokers: ['127.0.0.1:1'],
     dataSource: ds,
-    batchSize: BATCH,
     logger: quiet,
-    handler: onOrderCreated(tenants, new commands.ReserveStockBatch(outbox, { ttlSeconds: 600 })),
-  });
-  // The previous service path: EventConsumer's inbox transaction around ReserveStock, one event per transaction.
+    admission: { tenants, codePrefix: 'INVENTORY' },
+    domainErrors: [InventoryError],
+    batchSize: BATCH,
+  }).addConsumer(
+    new ReservationConsumer(new commands.ReserveStockBatch(outbox, { ttlSeconds: 600 }), {}, {}, {}),
+  );
+  const consumer = { apply: (events: SagaEvent[]) => transport.apply('order.created', events) };
+  // The previous service path: the per-event runtime's inbox transaction around ReserveStock, one event per transaction.
   const perEvent = async (events: SagaEvent<'order.created'>[]) => {
     for (const event of events) {
       await ds.transaction(async (tx) => {

@@ -11,7 +11,12 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [
-        ServiceKitModule.forRoot({ config, database: DATABASE, aggregateType: 'fulfillment' }),
+        ServiceKitModule.forRoot({
+          config,
+          database: DATABASE,
+          aggregateType: 'fulfillment',
+          consumers: { codePrefix: 'FULFILLMENT' },
+        }),
         FulfillmentModule.register(config),
       ],
     };

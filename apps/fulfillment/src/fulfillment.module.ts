@@ -3,20 +3,15 @@ import { PinoLogger } from 'nestjs-pino';
 import { Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
 import { OutboxWriter } from '@checkout/messaging';
-import {
-  ConsumerHost,
-  EVENT_HANDLERS,
-  METRICS_REGISTRY,
-  OUTBOX_WRITER,
-  TenantRegistry,
-} from '@checkout/service-kit';
+import { METRICS_REGISTRY, OUTBOX_WRITER } from '@checkout/service-kit';
 import { FulfillmentConfig } from './config/fulfillment.config';
-import { fulfillmentHandlers } from './consumers/fulfillment.handlers';
 import { FulfillmentMetrics } from './fulfillment.metrics';
 import { LogTransport, RecordNotification, SendNotifications } from './notifications/commands';
+import { NotificationsConsumer } from './notifications/consumers/notifications.consumer';
 import { NotificationsController } from './notifications/http/notifications.controller';
 import { NotifierJob } from './notifications/jobs/notifier.job';
 import { CancelShipment, CreateShipment } from './shipping/commands';
+import { ShippingConsumer } from './shipping/consumers/shipping.consumer';
 import { ShipmentsController } from './shipping/http/shipments.controller';
 
 /** How long the notifier holds a claimed notification before another pass may take it again. */
@@ -28,7 +23,8 @@ export class FulfillmentModule {
   static register(config: FulfillmentConfig): DynamicModule {
     return {
       module: FulfillmentModule,
-      controllers: [ShipmentsController, NotificationsController],
+      // Consumers are controllers: Nest looks for @EventPattern methods there (and only there).
+      controllers: [ShipmentsController, NotificationsController, ShippingConsumer, NotificationsConsumer],
       providers: [
         {
           provide: CreateShipment,
@@ -71,18 +67,6 @@ export class FulfillmentModule {
             new NotifierJob(send, metrics, logger, config.NOTIFIER_INTERVAL_MS),
           inject: [SendNotifications, FulfillmentMetrics, PinoLogger],
         },
-        {
-          provide: EVENT_HANDLERS,
-          useFactory: (
-            tenants: TenantRegistry,
-            createShipment: CreateShipment,
-            cancelShipment: CancelShipment,
-            notify: RecordNotification,
-            metrics: FulfillmentMetrics,
-          ) => fulfillmentHandlers(tenants, { createShipment, cancelShipment, notify }, metrics),
-          inject: [TenantRegistry, CreateShipment, CancelShipment, RecordNotification, FulfillmentMetrics],
-        },
-        ConsumerHost,
       ],
     };
   }

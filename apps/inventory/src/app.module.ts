@@ -2,6 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { ServiceKitModule } from '@checkout/service-kit';
 import { InventoryConfig } from './config/inventory.config';
 import { DATABASE } from './database';
+import { InventoryError } from './reservation/domain';
 import { ReservationModule } from './reservation/reservation.module';
 
 /** The inventory service. */
@@ -11,7 +12,16 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [
-        ServiceKitModule.forRoot({ config, database: DATABASE, aggregateType: 'inventory' }),
+        ServiceKitModule.forRoot({
+          config,
+          database: DATABASE,
+          aggregateType: 'inventory',
+          consumers: {
+            codePrefix: 'INVENTORY',
+            domainErrors: [InventoryError],
+            batchSize: config.INVENTORY_RESERVE_BATCH_SIZE,
+          },
+        }),
         ReservationModule.register(config),
       ],
     };

@@ -2,10 +2,8 @@ import { describe, it } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { EntityManager } from 'typeorm';
 import { barrier, sagaEvent } from '@checkout/testing';
-import { onOrderCancelled } from '../src/reservation/consumers/order-cancelled.consumer';
-import { onOrderCreated } from '../src/reservation/consumers/order-created.consumer';
 import { givenStock, order, orderCreatedEvent, stockOf, uniqueSku } from './support';
-import { inventorySpec, testTenants } from './inventory-spec';
+import { contextOf, inventorySpec } from './inventory-spec';
 
 const ROUNDS = 24;
 /** Orders per round: one order.created chunk of this many events against one order.cancelled each. */
@@ -13,8 +11,7 @@ const chunkOf = (round: number) => (round % 3 === 0 ? 1 : 4);
 
 describe('inventory: order.created and order.cancelled of one order at the same instant', () => {
   const spec = inventorySpec(8);
-  const reserveChunk = onOrderCreated(testTenants, spec.reserveBatch);
-  const cancel = onOrderCancelled(testTenants, spec.release, spec.returnSold);
+  const consumer = spec.consumer;
 
   it('never keeps stock for a cancelled order: every race ends with the stock where it started', async () => {
     const sku = uniqueSku('race');
@@ -33,20 +30,20 @@ describe('inventory: order.created and order.cancelled of one order at the same 
         });
       await Promise.all([
         inTx((tx) =>
-          reserveChunk(
+          consumer.orderCreated(
             placed.map((o) => orderCreatedEvent(o)),
-            tx,
+            contextOf(tx),
           ),
         ),
         ...placed.map((o) =>
           inTx((tx) =>
-            cancel(
+            consumer.orderCancelled(
               sagaEvent('order.cancelled', spec.tenantId, o.orderId, {
                 orderId: o.orderId,
                 reason: 'customer_request',
                 refundIfCharged: true,
               }),
-              tx,
+              contextOf(tx, 'order.cancelled'),
             ),
           ),
         ),

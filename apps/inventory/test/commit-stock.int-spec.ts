@@ -3,8 +3,7 @@ import assert from 'node:assert/strict';
 import { eventsOf, givenStock, inTx, order, reservationsOf, stockOf, uniqueSku } from './support';
 import { randomUUID } from 'node:crypto';
 import { validateEvent } from '@checkout/contracts';
-import { inventoryHandlers } from '../src/reservation/consumers/inventory.handlers';
-import { inventorySpec, testTenants } from './inventory-spec';
+import { contextOf, inventorySpec } from './inventory-spec';
 
 describe('CommitStock on payment.succeeded, and the after-expiry policy', () => {
   const spec = inventorySpec(20);
@@ -134,7 +133,7 @@ describe('CommitStock on payment.succeeded, and the after-expiry policy', () => 
   /** order.cancelled as the consumer applies it (release held lines, return committed ones). */
   const cancelled = (orderId: string) =>
     inTx(spec.ds, (tx) =>
-      inventoryHandlers(testTenants, spec)['order.cancelled']!(
+      spec.consumer.orderCancelled(
         validateEvent({
           eventId: randomUUID(),
           type: 'order.cancelled',
@@ -148,7 +147,7 @@ describe('CommitStock on payment.succeeded, and the after-expiry policy', () => 
           sequence: 9,
           payload: { orderId, reason: 'customer_request', refundIfCharged: true },
         }) as never,
-        tx,
+        contextOf(tx, 'order.cancelled'),
       ),
     );
 

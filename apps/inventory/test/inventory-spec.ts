@@ -1,6 +1,7 @@
 import { afterAll, beforeAll } from '@jest/globals';
 import assert from 'node:assert/strict';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { InboxContext, InboxTransport, consoleLogger } from '@checkout/messaging';
 import { TenantRegistry, hashApiKey } from '@checkout/service-kit';
 import { serviceDataSource } from '@checkout/testing';
 import {
@@ -12,6 +13,8 @@ import {
   ReturnSoldStock,
   SetStock,
 } from '../src/reservation/commands';
+import { ReservationConsumer } from '../src/reservation/consumers/reservation.consumer';
+import { InventoryError } from '../src/reservation/domain';
 import { TEST_TENANT, eventsOf, expire, inTx, order, outbox } from './support';
 
 /** The tenant registry of the specs that call consumers directly: only the test tenant. */
@@ -21,6 +24,29 @@ export const testTenants = new TenantRegistry([
     apiKeySha256: hashApiKey('it-key'),
   },
 ]);
+
+/** The context a consumer method gets from the transport, on a transaction of the spec's own. */
+export const contextOf = (tx: EntityManager, topic = 'order.created'): InboxContext =>
+  new InboxContext(tx, topic, 0, [], (_event, fn) => fn());
+
+/**
+ * The service's consumer transport as the app builds it (admission, domain errors, batch size), never connected
+ * to Kafka: `apply()` is its database path. Its own inbox name keeps the running service's inbox apart.
+ */
+export const inventoryTransport = (
+  ds: DataSource,
+  consumer: ReservationConsumer,
+  name = 'it-inventory-batch',
+): InboxTransport =>
+  new InboxTransport({
+    name,
+    brokers: ['127.0.0.1:1'],
+    dataSource: ds,
+    logger: consoleLogger,
+    admission: { tenants: testTenants, codePrefix: 'INVENTORY' },
+    domainErrors: [InventoryError],
+    batchSize: 100,
+  }).addConsumer(consumer);
 
 /**
  * The set-up the inventory integration specs share: a pool on the inventory database opened before the
@@ -50,6 +76,10 @@ export function inventorySpec(poolSize = 10) {
     expireJob: new ExpireReservations(outbox),
     returnSold: new ReturnSoldStock(),
     setStock: new SetStock(outbox),
+    /** The consumer class as the service builds it. */
+    get consumer(): ReservationConsumer {
+      return new ReservationConsumer(spec.reserveBatch, spec.release, spec.commit, spec.returnSold);
+    },
     /** Reserves the order and asserts it was held. */
     async reserved(o: ReturnType<typeof order>): Promise<void> {
       const r = await inTx(spec.ds, (tx) => spec.reserve.execute(tx, { tenantId, order: o }));

@@ -1,8 +1,7 @@
-import { afterAll, beforeAll, describe, it } from '@jest/globals';
+import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { BatchEventConsumer, NonRetryableError, consoleLogger } from '@checkout/messaging';
+import { InboxTransport, NonRetryableError } from '@checkout/messaging';
 import { ReserveStock, ReserveStockBatch } from '../src/reservation/commands';
-import { onOrderCreated } from '../src/reservation/consumers/order-created.consumer';
 import {
   TEST_TENANT,
   eventsOf,
@@ -16,7 +15,7 @@ import {
   uniqueSku,
   givenCrossedOrders,
 } from './support';
-import { inventorySpec, testTenants } from './inventory-spec';
+import { inventorySpec, inventoryTransport } from './inventory-spec';
 
 /** Splits xs into chunks of n. */
 const chunks = <T>(xs: T[], n: number): T[][] =>
@@ -26,22 +25,16 @@ describe('ReserveStockBatch and the batched order.created consumer (group commit
   const spec = inventorySpec(20);
   const batch = new ReserveStockBatch(outbox, { ttlSeconds: 600 });
   const single = new ReserveStock(outbox, { ttlSeconds: 600 });
-  let consumer: BatchEventConsumer<'order.created'>;
+  let transport: InboxTransport;
+  const consumer = {
+    apply: (events: ReturnType<typeof orderCreatedEvent>[]) => transport.apply('order.created', events),
+  };
 
-  beforeAll(async () => {
-    consumer = new BatchEventConsumer({
-      topic: 'order.created',
-      groupId: 'it-inventory-batch',
-      // Its own inbox name: the running service's inbox never sees these event ids.
-      inboxName: `it-inventory-batch`,
-      brokers: ['127.0.0.1:1'],
-      dataSource: spec.ds,
-      batchSize: 100,
-      logger: consoleLogger,
-      handler: onOrderCreated(testTenants, batch),
-    });
+  before(async () => {
+    // Its own inbox name: the running service's inbox never sees these event ids.
+    transport = inventoryTransport(spec.ds, spec.consumer, 'it-inventory-batch');
   });
-  afterAll(async () => {});
+  after(async () => {});
 
   it('one batch, mixed: first fit in batch order, each order all lines or none, unknown SKUs named', async () => {
     const a = uniqueSku('mix-a');

@@ -1,13 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { PinoLogger } from 'nestjs-pino';
-import { OutboxWriter } from '@checkout/messaging';
-import {
-  ConsumerHost,
-  EVENT_HANDLERS,
-  OUTBOX_WRITER,
-  ServiceKitModule,
-  TenantRegistry,
-} from '@checkout/service-kit';
+import { ServiceKitModule } from '@checkout/service-kit';
 import { SetFlashSaleHandler } from './catalog/commands/enable-flash-sale/enable-flash-sale.handler';
 import { CatalogRepository } from './catalog/database/catalog.repository';
 import { AdminController } from './catalog/http/admin.controller';
@@ -23,7 +15,17 @@ import { OrderConfig } from './config/order.config';
 import { DATABASE } from './database';
 import { OrderStockGate } from './gate/stock-gate.provider';
 import { CancelOrderHandler } from './orders/commands/cancel-order/cancel-order.handler';
-import { orderSagaHandlers } from './orders/consumers/saga-events.consumer';
+import { UndoCheckout } from './checkout/commands/undo-checkout/undo-checkout.handler';
+import { CancelAfterPaymentFailure } from './orders/commands/cancel-after-payment-failure/cancel-after-payment-failure.handler';
+import { IssueApologyVoucher } from './orders/commands/issue-apology-voucher/issue-apology-voucher.handler';
+import { MarkAwaitingPayment } from './orders/commands/mark-awaiting-payment/mark-awaiting-payment.handler';
+import { MarkBackordered } from './orders/commands/mark-backordered/mark-backordered.handler';
+import { MarkPaid } from './orders/commands/mark-paid/mark-paid.handler';
+import { MarkShipped } from './orders/commands/mark-shipped/mark-shipped.handler';
+import { RecordPaymentState } from './orders/commands/record-payment-state/record-payment-state.handler';
+import { RejectOrder } from './orders/commands/reject-order/reject-order.handler';
+import { SAGA_GATE } from './orders/commands/saga-step';
+import { SagaEventsConsumer } from './orders/consumers/saga-events.consumer';
 import { OrderRepository } from './orders/database/order.repository';
 import { OrdersController } from './orders/http/orders.controller';
 
@@ -33,8 +35,16 @@ export class AppModule {
   static register(config: OrderConfig): DynamicModule {
     return {
       module: AppModule,
-      imports: [ServiceKitModule.forRoot({ config, database: DATABASE, aggregateType: 'order' })],
-      controllers: [CheckoutController, OrdersController, AdminController],
+      imports: [
+        ServiceKitModule.forRoot({
+          config,
+          database: DATABASE,
+          aggregateType: 'order',
+          consumers: { codePrefix: 'ORDER' },
+        }),
+      ],
+      // Consumers are controllers: Nest looks for @EventPattern methods there (and only there).
+      controllers: [CheckoutController, OrdersController, AdminController, SagaEventsConsumer],
       providers: [
         { provide: OrderRepository, useValue: new OrderRepository() },
         { provide: CatalogRepository, useValue: new CatalogRepository() },
@@ -48,26 +58,16 @@ export class AppModule {
         SetFlashSaleHandler,
         ExpireIdempotencyKeysJob,
         RearmFlashSaleGatesJob,
-        ConsumerHost,
-        {
-          provide: EVENT_HANDLERS,
-          useFactory: (
-            orders: OrderRepository,
-            catalog: CatalogRepository,
-            outbox: OutboxWriter,
-            gate: OrderStockGate,
-            tenants: TenantRegistry,
-            logger: PinoLogger,
-          ) => orderSagaHandlers({ orders, catalog, outbox, gate, tenants, logger: logger.logger }),
-          inject: [
-            OrderRepository,
-            CatalogRepository,
-            OUTBOX_WRITER,
-            OrderStockGate,
-            TenantRegistry,
-            PinoLogger,
-          ],
-        },
+        { provide: SAGA_GATE, useExisting: OrderStockGate },
+        UndoCheckout,
+        MarkAwaitingPayment,
+        RejectOrder,
+        MarkPaid,
+        MarkBackordered,
+        RecordPaymentState,
+        CancelAfterPaymentFailure,
+        MarkShipped,
+        IssueApologyVoucher,
       ],
     };
   }

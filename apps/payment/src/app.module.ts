@@ -1,5 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { ConsumerHost, EVENT_HANDLERS, ServiceKitModule, TenantRegistry } from '@checkout/service-kit';
+import { ServiceKitModule } from '@checkout/service-kit';
 import { PaymentConfig } from './config/payment.config';
 import { DATABASE } from './database';
 import { ApplyPspEventHandler } from './payment/commands/apply-psp-event/apply-psp-event.handler';
@@ -9,8 +9,7 @@ import { PrunePspEventsHandler } from './payment/commands/prune-psp-events/prune
 import { ReconcilePaymentsHandler } from './payment/commands/reconcile-payments/reconcile-payments.handler';
 import { RefundWorker, RequestRefundHandler } from './payment/commands/refund-payment/refund-payment.handler';
 import { SettleRefundHandler } from './payment/commands/settle-refund/settle-refund.handler';
-import { AttemptsConsumerHost } from './payment/consumers/attempts.host';
-import { paymentEventHandlers } from './payment/consumers/payment-events.consumer';
+import { PaymentEventsConsumer } from './payment/consumers/payment-events.consumer';
 import { PaymentsController } from './payment/http/payments.controller';
 import { WebhooksController } from './payment/http/webhooks.controller';
 import { PaymentMetrics } from './payment/payment.metrics';
@@ -28,9 +27,11 @@ export class AppModule {
           database: DATABASE,
           aggregateType: 'payment',
           pspCredentials: true,
+          consumers: { codePrefix: 'PAYMENT', batchSize: config.PAYMENT_ATTEMPT_BATCH_SIZE },
         }),
       ],
-      controllers: [WebhooksController, PaymentsController],
+      // Consumers are controllers: Nest looks for @EventPattern methods there (and only there).
+      controllers: [WebhooksController, PaymentsController, PaymentEventsConsumer],
       providers: [
         PaymentMetrics,
         PspClient,
@@ -43,13 +44,6 @@ export class AppModule {
         ReconcilePaymentsHandler,
         PrunePspEventsHandler,
         ApplyPspEventHandler,
-        ConsumerHost,
-        AttemptsConsumerHost,
-        {
-          provide: EVENT_HANDLERS,
-          useFactory: paymentEventHandlers,
-          inject: [TenantRegistry, RequestRefundHandler, MovePaymentHandler],
-        },
       ],
     };
   }

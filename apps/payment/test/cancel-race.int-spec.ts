@@ -1,20 +1,15 @@
-import { afterAll, beforeAll, describe, it } from '@jest/globals';
+import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
 import { PinoLogger } from 'nestjs-pino';
 import { Registry } from 'prom-client';
-import { OutboxWriter } from '@checkout/messaging';
-import {
-  DEV_PSP_CREDENTIALS,
-  DEV_TENANTS,
-  PspCredentialRegistry,
-  TenantRegistry,
-} from '@checkout/service-kit';
+import { InboxContext, OutboxWriter } from '@checkout/messaging';
+import { DEV_PSP_CREDENTIALS, PspCredentialRegistry } from '@checkout/service-kit';
 import { barrier, sagaEvent, serviceDataSource, waitFor } from '@checkout/testing';
 import { MovePaymentHandler } from '../src/payment/commands/move-payment/move-payment.handler';
 import { RequestRefundHandler } from '../src/payment/commands/refund-payment/refund-payment.handler';
-import { paymentEventHandlers, recordAttempts } from '../src/payment/consumers/payment-events.consumer';
+import { PaymentEventsConsumer } from '../src/payment/consumers/payment-events.consumer';
 import { PaymentMetrics } from '../src/payment/payment.metrics';
 
 const ROUNDS = 24;
@@ -41,20 +36,25 @@ const cancelled = (orderId: string) =>
 
 describe('payment: inventory.reserved and order.cancelled of one order at the same instant', () => {
   let ds: DataSource;
-  const tenants = new TenantRegistry(DEV_TENANTS);
   const move = new MovePaymentHandler(
     new OutboxWriter('payment'),
     new PaymentMetrics(new Registry()),
     new PinoLogger({ pinoHttp: { level: 'silent' } }),
   );
-  const handlers = paymentEventHandlers(tenants, new RequestRefundHandler(), move);
-  const recordChunk = recordAttempts(tenants, new PspCredentialRegistry(DEV_PSP_CREDENTIALS));
+  const consumer = new PaymentEventsConsumer(
+    new PspCredentialRegistry(DEV_PSP_CREDENTIALS),
+    new RequestRefundHandler(),
+    move,
+  );
+  /** The context the transport gives a consumer method, on the spec's own transaction. */
+  const contextOf = (tx: EntityManager, topic: string) =>
+    new InboxContext(tx, topic, 0, [], (_event, fn) => fn());
 
-  beforeAll(async () => {
+  before(async () => {
     ds = await serviceDataSource('payment_svc', 8);
   });
 
-  afterAll(async () => {
+  after(async () => {
     await ds.destroy();
   });
 
@@ -72,8 +72,10 @@ describe('payment: inventory.reserved and order.cancelled of one order at the sa
           return fn(tx);
         });
       await Promise.all([
-        inTx((tx) => recordChunk(ids.map(reserved), tx)),
-        ...ids.map((id) => inTx((tx) => handlers['order.cancelled']!(cancelled(id), tx))),
+        inTx((tx) => consumer.inventoryReserved(ids.map(reserved), contextOf(tx, 'inventory.reserved'))),
+        ...ids.map((id) =>
+          inTx((tx) => consumer.orderCancelled(cancelled(id), contextOf(tx, 'order.cancelled'))),
+        ),
       ]);
     }
 

@@ -11,7 +11,12 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [
-        ServiceKitModule.forRoot({ config, database: DATABASE, aggregateType: 'saga' }),
+        ServiceKitModule.forRoot({
+          config,
+          database: DATABASE,
+          aggregateType: 'saga',
+          consumers: { codePrefix: 'SAGA' },
+        }),
         SagaModule.register(config),
       ],
     };

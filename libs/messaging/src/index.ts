@@ -1,6 +1,5 @@
 export * from './messaging.migration';
 export * from './outbox.writer';
-export * from './event-consumer';
 export * from './errors';
 export * from './kafka';
 export * from './logger';
@@ -11,4 +10,6 @@ export * from './debezium-heartbeat.migration';
 export * from './outbox-monitor';
 export * from './consumer-lag';
 export * from './dead-letter';
-export * from './batch-event-consumer';
+export * from './inbox.transport';
+export * from './consumer-start';
+export * from './periodic';

@@ -21,7 +21,8 @@ import {
 } from '@checkout/testing';
 import {
   CreateMessagingTables1764680000000,
-  EventConsumer,
+  InboxContext,
+  InboxTransport,
   consoleLogger,
   NonRetryableError,
   Outcome,
@@ -51,8 +52,8 @@ describe('outbox -> Debezium -> Kafka -> consumer with inbox', () => {
   let dlqReader: TopicReader;
   let consumerName: string;
 
-  const newConsumer = () =>
-    new EventConsumer({
+  const newConsumer = () => {
+    const transport = new InboxTransport({
       name: consumerName,
       brokers: [loadStackConfig().kafka.bootstrap],
       dataSource: scratch.dataSource,
@@ -61,17 +62,6 @@ describe('outbox -> Debezium -> Kafka -> consumer with inbox', () => {
       logger: process.env.TEST_LOGS
         ? consoleLogger
         : { info: () => undefined, warn: () => undefined, error: () => undefined },
-      handlers: {
-        'order.created': async (event, tx) => {
-          if (poison.has(event.payload.orderId))
-            throw new NonRetryableError('TEST.POISON', 'tenant does not exist');
-          if (failing.has(event.payload.orderId)) throw new Error('handler keeps failing');
-          await tx.query('INSERT INTO effects (event_id, order_id) VALUES ($1, $2)', [
-            event.eventId,
-            event.payload.orderId,
-          ]);
-        },
-      },
       onProcessed: (outcome, event) =>
         outcomes.push({
           outcome,
@@ -79,6 +69,27 @@ describe('outbox -> Debezium -> Kafka -> consumer with inbox', () => {
           orderId: (event?.payload as { orderId?: string })?.orderId ?? null,
         }),
     });
+    transport.addHandler(
+      'order.created',
+      async (event: SagaEvent<'order.created'>, { tx }: InboxContext) => {
+        if (poison.has(event.payload.orderId))
+          throw new NonRetryableError('TEST.POISON', 'tenant does not exist');
+        if (failing.has(event.payload.orderId)) throw new Error('handler keeps failing');
+        await tx.query('INSERT INTO effects (event_id, order_id) VALUES ($1, $2)', [
+          event.eventId,
+          event.payload.orderId,
+        ]);
+      },
+      true,
+    );
+    return {
+      start: () =>
+        new Promise<void>((resolve, reject) =>
+          transport.listen((error?: unknown) => (error ? reject(error) : resolve())),
+        ),
+      stop: () => transport.close(),
+    };
+  };
 
   const publish = (payload = orderCreatedPayload(), extra: { correlationId?: string } = {}) =>
     orderDb.transaction((tx) =>

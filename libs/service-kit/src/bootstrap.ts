@@ -9,6 +9,7 @@ import { NextFunction, Request, Response, json } from 'express';
 import { DataSource } from 'typeorm';
 import { ApiErrorFilter } from './api-error';
 import { BaseConfig, internalPort } from './config';
+import { connectConsumers } from './consumers';
 import { ServiceKitOptions, dataSourceOptions } from './service-kit.module';
 
 /** How a service's HTTP layer differs from the kit's defaults. */
@@ -138,8 +139,10 @@ export function bodyParserErrors(error: unknown, _req: Request, res: Response, n
 }
 
 /**
- * Creates and starts a service on `config.PORT` and its internal port (see createService, listenService).
- * SIGTERM/SIGINT close it gracefully; past SHUTDOWN_TIMEOUT_MS the process exits with code 1 anyway.
+ * Creates and starts a service on `config.PORT` and its internal port (see createService, listenService); a
+ * service with consumers is a hybrid app, its consumer transport started once the app is initialised (the
+ * groups join in the background: the ports do not wait for Kafka). SIGTERM/SIGINT close it gracefully (the
+ * consumers drain before the database closes); past SHUTDOWN_TIMEOUT_MS the process exits with code 1 anyway.
  */
 export async function bootstrapService(
   module: Parameters<typeof NestFactory.create>[0],
@@ -147,6 +150,10 @@ export async function bootstrapService(
   options: BootstrapOptions = {},
 ): Promise<RunningService> {
   const app = await createService(module, config, options);
+  const consumes = connectConsumers(app);
+  // Initialised first: the consumers' handlers may need what onModuleInit opens (a Redis client).
+  await app.init();
+  if (consumes) await app.startAllMicroservices();
   const running = await listenService(app, { api: config.PORT, internal: internalPort(config) });
   exitGracefullyOn(['SIGTERM', 'SIGINT'], running, config.SHUTDOWN_TIMEOUT_MS, app.get(Logger));
   return running;

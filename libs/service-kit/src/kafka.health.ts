@@ -1,10 +1,9 @@
 import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
 import { HealthIndicatorService } from '@nestjs/terminus';
 import { Admin } from 'kafkajs';
-import { createKafka } from '@checkout/messaging';
+import { consumerStates, createKafka } from '@checkout/messaging';
 import { SERVICE_CONFIG } from './tokens';
 import { BaseConfig, kafkaClientOptions } from './config';
-import { consumerStates } from './consumer-lifecycle';
 
 /**
  * The Kafka cluster as readiness reports it: whether a broker answers a metadata request within a second, and

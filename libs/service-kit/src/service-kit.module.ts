@@ -7,6 +7,7 @@ import { DataSourceOptions } from 'typeorm';
 import { OutboxWriter } from '@checkout/messaging';
 import { activeTraceparent } from '@checkout/tracing';
 import { BaseConfig } from './config';
+import { ConsumersOptions, consumerTransportProvider } from './consumers';
 import { HealthController } from './health.controller';
 import { KafkaHealthIndicator } from './kafka.health';
 import { MetricsController } from './metrics.controller';
@@ -33,6 +34,11 @@ export interface ServiceKitOptions {
    * the PSP simulator. The other services never read, hold or can log them.
    */
   pspCredentials?: boolean;
+  /**
+   * Given, the service consumes events: its `@EventPattern` methods run on the InboxTransport, connected by
+   * bootstrapService (a hybrid app). Needs `database`.
+   */
+  consumers?: ConsumersOptions;
 }
 
 /** Log fields pino replaces with [Redacted]: credentials never reach a log line. */
@@ -63,7 +69,7 @@ export function dataSourceOptions(
   };
 }
 
-/** Logging, health, metrics, the database, the outbox writer and the consumer host, in one import. */
+/** Logging, health, metrics, the database, the outbox writer and the consumer transport, in one import. */
 @Global()
 @Module({})
 export class ServiceKitModule {
@@ -103,7 +109,8 @@ export class ServiceKitModule {
       if (!url) throw new Error('DATABASE_URL is required');
       imports.push(TypeOrmModule.forRoot(dataSourceOptions(url, options.database)));
       if (options.aggregateType) providers.push(OutboxMonitorHost);
-    }
+    } else if (options.consumers) throw new Error('consumers need the service database (inbox)');
+    providers.push(consumerTransportProvider(options.consumers));
     return {
       module: ServiceKitModule,
       imports,

@@ -4,7 +4,5 @@ export const SERVICE_CONFIG = Symbol('SERVICE_CONFIG');
 export const METRICS_REGISTRY = Symbol('METRICS_REGISTRY');
 /** Injection token of the service's outbox writer. */
 export const OUTBOX_WRITER = Symbol('OUTBOX_WRITER');
-/** Injection token of the consumer handler map a service contributes. */
-export const EVENT_HANDLERS = Symbol('EVENT_HANDLERS');
 /** Injection token: whether the service owns a database (readiness pings it). */
 export const HAS_DATABASE = Symbol('HAS_DATABASE');

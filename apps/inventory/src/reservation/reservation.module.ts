@@ -2,13 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
 import { OutboxWriter } from '@checkout/messaging';
-import {
-  ConsumerHost,
-  EVENT_HANDLERS,
-  METRICS_REGISTRY,
-  OUTBOX_WRITER,
-  TenantRegistry,
-} from '@checkout/service-kit';
+import { METRICS_REGISTRY, OUTBOX_WRITER, TenantRegistry } from '@checkout/service-kit';
 import { InventoryConfig } from '../config/inventory.config';
 import {
   CommitStock,
@@ -19,8 +13,7 @@ import {
   ReturnSoldStock,
   SetStock,
 } from './commands';
-import { OrderCreatedConsumerHost } from './consumers/order-created.host';
-import { inventoryHandlers } from './consumers/inventory.handlers';
+import { ReservationConsumer } from './consumers/reservation.consumer';
 import { StockController } from './http/stock.controller';
 import { INVENTORY_CONFIG } from './inventory.tokens';
 import { InventoryMetrics } from './jobs/inventory.metrics';
@@ -34,7 +27,8 @@ export class ReservationModule {
   static register(config: InventoryConfig): DynamicModule {
     return {
       module: ReservationModule,
-      controllers: [StockController],
+      // Consumers are controllers: Nest looks for @EventPattern methods there (and only there).
+      controllers: [StockController, ReservationConsumer],
       providers: [
         { provide: INVENTORY_CONFIG, useValue: config },
         {
@@ -71,18 +65,6 @@ export class ReservationModule {
             new InventoryMetrics(registry, ds, tenants),
           inject: [METRICS_REGISTRY, DataSource, TenantRegistry],
         },
-        {
-          provide: EVENT_HANDLERS,
-          useFactory: (
-            tenants: TenantRegistry,
-            release: ReleaseStock,
-            commit: CommitStock,
-            returnSold: ReturnSoldStock,
-          ) => inventoryHandlers(tenants, { release, commit, returnSold }),
-          inject: [TenantRegistry, ReleaseStock, CommitStock, ReturnSoldStock],
-        },
-        ConsumerHost,
-        OrderCreatedConsumerHost,
         {
           provide: ReservationOutcomes,
           useFactory: (registry: Registry, ds: DataSource) => new ReservationOutcomes(registry).attach(ds),

@@ -9,7 +9,7 @@ export class CreateSagaTables1764760000000 implements MigrationInterface {
   name = 'CreateSagaTables1764760000000';
 
   async up(q: QueryRunner): Promise<void> {
-    // Same shape as libs/messaging's inbox: EventConsumer records (consumer, event_id) with each handler run.
+    // Same shape as libs/messaging's inbox: the consumer transport records (consumer, event_id) with each handler run.
     await q.query(`
       CREATE TABLE inbox (
         consumer     text        NOT NULL,

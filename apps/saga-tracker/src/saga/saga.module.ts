@@ -3,19 +3,13 @@ import { PinoLogger } from 'nestjs-pino';
 import { Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
 import { createKafka } from '@checkout/messaging';
-import {
-  ConsumerHost,
-  EVENT_HANDLERS,
-  METRICS_REGISTRY,
-  TenantRegistry,
-  kafkaClientOptions,
-} from '@checkout/service-kit';
+import { METRICS_REGISTRY, TenantRegistry, kafkaClientOptions } from '@checkout/service-kit';
 import { TRACKED_TYPES } from './domain';
 import { ReadHorizon } from './jobs/read-horizon';
 import { SagaTrackerConfig, stuckTimeoutsOf } from '../config/saga-tracker.config';
 import { RecordSagaStep } from './commands/record-step/record-step.handler';
 import { SweepStuckSagas } from './commands/sweep-stuck/sweep-stuck.handler';
-import { sagaTrackerHandlers } from './consumers/saga-events.consumer';
+import { SagaEventsConsumer } from './consumers/saga-events.consumer';
 import { STUCK_TIMEOUTS, SagasController } from './http/sagas.controller';
 import { TimelinePageController } from './http/timeline-page.controller';
 import { StuckSweepJob } from './jobs/stuck-sweep.job';
@@ -28,7 +22,8 @@ export class SagaModule {
     const timeouts = stuckTimeoutsOf(config);
     return {
       module: SagaModule,
-      controllers: [SagasController, TimelinePageController],
+      // Consumers are controllers: Nest looks for @EventPattern methods there (and only there).
+      controllers: [SagasController, TimelinePageController, SagaEventsConsumer],
       providers: [
         { provide: STUCK_TIMEOUTS, useValue: timeouts },
         {
@@ -37,11 +32,7 @@ export class SagaModule {
             new SagaMetrics(registry, ds, tenants),
           inject: [METRICS_REGISTRY, DataSource, TenantRegistry],
         },
-        {
-          provide: RecordSagaStep,
-          useFactory: (tenants: TenantRegistry) => new RecordSagaStep(tenants, timeouts),
-          inject: [TenantRegistry],
-        },
+        { provide: RecordSagaStep, useValue: new RecordSagaStep(timeouts) },
         {
           provide: SweepStuckSagas,
           useFactory: (ds: DataSource, metrics: SagaMetrics, logger: PinoLogger) => {
@@ -52,7 +43,7 @@ export class SagaModule {
         },
         {
           provide: ReadHorizon,
-          // The consumer group is the service name (ConsumerHost): the horizon is how far that group has read.
+          // The consumer group is the service name (InboxTransport): the horizon is how far that group has read.
           useFactory: () => {
             const { brokers, security } = kafkaClientOptions(config);
             const admin = createKafka(brokers, `${config.SERVICE_NAME}-read-horizon`, security).admin();
@@ -65,12 +56,6 @@ export class SagaModule {
             new StuckSweepJob(sweep, horizon, logger, config.SAGA_STUCK_SWEEP_INTERVAL_MS),
           inject: [SweepStuckSagas, ReadHorizon, PinoLogger],
         },
-        {
-          provide: EVENT_HANDLERS,
-          useFactory: (record: RecordSagaStep, metrics: SagaMetrics) => sagaTrackerHandlers(record, metrics),
-          inject: [RecordSagaStep, SagaMetrics],
-        },
-        ConsumerHost,
       ],
     };
   }

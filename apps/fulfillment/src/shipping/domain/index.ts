@@ -1,3 +1,2 @@
 export * from './carrier-policy';
 export * from './shipment-status';
-export * from './fulfillment.errors';

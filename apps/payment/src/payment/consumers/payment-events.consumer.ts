@@ -1,83 +1,125 @@
 import { randomUUID } from 'node:crypto';
+import { Controller } from '@nestjs/common';
+import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
 import { EntityManager } from 'typeorm';
 import { SagaEvent } from '@checkout/contracts';
-import { BatchEventHandler, HandlerMap, NonRetryableError, lockSaga, lockSagas } from '@checkout/messaging';
-import { PspCredentialRegistry, TenantRegistry } from '@checkout/service-kit';
+import {
+  InboxContext,
+  InboxPatternExtras,
+  NonRetryableError,
+  lockSaga,
+  lockSagas,
+} from '@checkout/messaging';
+import { PspCredentialRegistry } from '@checkout/service-kit';
 import { RequestRefundHandler } from '../commands/refund-payment/refund-payment.handler';
 import { MovePaymentHandler, storeCause } from '../commands/move-payment/move-payment.handler';
 import { findPaymentByOrder } from '../database/payment.repository';
 
-const tenantOf = (tenants: TenantRegistry, event: SagaEvent) => {
-  const tenant = tenants.get(event.tenantId);
-  if (!tenant) throw new NonRetryableError('PAYMENT.UNKNOWN_TENANT', `unknown tenant ${event.tenantId}`);
-  return tenant;
-};
+/**
+ * inventory.reserved in chunks (group commit) in a consumer group of its own, `payment-attempts`: a flash sale's
+ * burst of reservations does not wait one transaction per event.
+ */
+const ATTEMPTS: InboxPatternExtras = { batch: true, group: 'attempts' };
 
 /**
- * The events payment reacts to one at a time, each in the consumer's inbox transaction and under its order's
- * lock (lockSaga: inventory.reserved of the same order may be applied by the other consumer group at the same
- * instant): the failure events request a refund, order.cancelled records the cancellation, closes an attempt
- * not yet sent to the PSP and has a charge that may exist refunded. inventory.reserved is consumed in batches
- * (recordAttempts).
+ * Payment's reactions to the saga, each under its order's lock (lockSaga: inventory.reserved of the same order
+ * may be applied by the other consumer group at the same instant): inventory.reserved records a payment attempt
+ * (the charge worker calls the PSP after commit), the failure events request a refund, order.cancelled records
+ * the cancellation, closes an attempt not yet sent to the PSP and has a charge that may exist refunded.
  */
-export function paymentEventHandlers(
-  tenants: TenantRegistry,
-  refunds: RequestRefundHandler,
-  move: MovePaymentHandler,
-): HandlerMap {
-  const refund = (reason: string) => async (event: SagaEvent, tx: EntityManager) => {
-    tenantOf(tenants, event);
-    const payload = event.payload as { orderId: string };
-    await lockSaga(tx, event.tenantId, payload.orderId);
-    await refunds.execute(tx, {
+@Controller()
+export class PaymentEventsConsumer {
+  constructor(
+    private readonly accounts: PspCredentialRegistry,
+    private readonly refunds: RequestRefundHandler,
+    private readonly move: MovePaymentHandler,
+  ) {}
+
+  /**
+   * A new payment attempt per order (`created`, with its history row), none for an order already cancelled
+   * (events of two topics may cross; every order of the chunk is locked first, in lockSagas' stable order, so a
+   * cancellation is either committed and seen here or waits for this). Each event's statements run in that
+   * event's consumer span, so every checkout's trace still shows payment's writes.
+   */
+  @EventPattern('inventory.reserved', ATTEMPTS)
+  async inventoryReserved(
+    @Payload() events: SagaEvent<'inventory.reserved'>[],
+    @Ctx() ctx: InboxContext,
+  ): Promise<void> {
+    await lockSagas(
+      ctx.tx,
+      events.map((e) => ({ tenantId: e.tenantId, orderId: e.payload.orderId })),
+    );
+    for (const event of events) await ctx.eventScope(event, () => this.recordAttempt(ctx.tx, event));
+  }
+
+  @EventPattern('inventory.unavailable-after-payment')
+  async unavailableAfterPayment(
+    @Payload() event: SagaEvent<'inventory.unavailable-after-payment'>,
+    @Ctx() { tx }: InboxContext,
+  ): Promise<void> {
+    await lockSaga(tx, event.tenantId, event.payload.orderId);
+    await this.refund(tx, event, 'inventory_unavailable_after_payment');
+  }
+
+  @EventPattern('fulfillment.shipment-failed')
+  async shipmentFailed(
+    @Payload() event: SagaEvent<'fulfillment.shipment-failed'>,
+    @Ctx() { tx }: InboxContext,
+  ): Promise<void> {
+    await lockSaga(tx, event.tenantId, event.payload.orderId);
+    await this.refund(tx, event, 'shipment_failed');
+  }
+
+  @EventPattern('order.cancelled')
+  async orderCancelled(
+    @Payload() event: SagaEvent<'order.cancelled'>,
+    @Ctx() { tx }: InboxContext,
+  ): Promise<void> {
+    const { tenantId } = event;
+    const { orderId, reason } = event.payload;
+    await lockSaga(tx, tenantId, orderId);
+    await tx.query(
+      `INSERT INTO order_cancellation (tenant_id, order_id, reason) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
+      [tenantId, orderId, reason],
+    );
+    const attempt = await findPaymentByOrder(tx, tenantId, orderId);
+    // Not sent to the PSP yet (the charge worker moves it to pending first): it never will be.
+    if (attempt?.state === 'created')
+      await this.move.execute(tx, {
+        paymentId: attempt.id,
+        tenantId: attempt.tenant_id,
+        to: 'failed',
+        source: 'charge',
+        failureReason: 'order_cancelled',
+        detail: `order cancelled (${reason}) before the charge`,
+      });
+    if (event.payload.refundIfCharged) await this.refund(tx, event, `order_cancelled_${reason}`);
+  }
+
+  private async refund(
+    tx: EntityManager,
+    event: SagaEvent<
+      'inventory.unavailable-after-payment' | 'fulfillment.shipment-failed' | 'order.cancelled'
+    >,
+    reason: string,
+  ): Promise<void> {
+    await this.refunds.execute(tx, {
       tenantId: event.tenantId,
-      orderId: payload.orderId,
+      orderId: event.payload.orderId,
       reason,
       cause: storeCause(event),
     });
-  };
-  return {
-    'inventory.unavailable-after-payment': refund('inventory_unavailable_after_payment'),
-    'fulfillment.shipment-failed': refund('shipment_failed'),
-    'order.cancelled': async (event, tx) => {
-      tenantOf(tenants, event);
-      await lockSaga(tx, event.tenantId, event.payload.orderId);
-      await tx.query(
-        `INSERT INTO order_cancellation (tenant_id, order_id, reason) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
-        [event.tenantId, event.payload.orderId, event.payload.reason],
-      );
-      const attempt = await findPaymentByOrder(tx, event.tenantId, event.payload.orderId);
-      // Not sent to the PSP yet (the charge worker moves it to pending first): it never will be.
-      if (attempt?.state === 'created')
-        await move.execute(tx, {
-          paymentId: attempt.id,
-          tenantId: attempt.tenant_id,
-          to: 'failed',
-          source: 'charge',
-          failureReason: 'order_cancelled',
-          detail: `order cancelled (${event.payload.reason}) before the charge`,
-        });
-      if (event.payload.refundIfCharged) await refund(`order_cancelled_${event.payload.reason}`)(event, tx);
-    },
-  };
-}
+  }
 
-/**
- * inventory.reserved -> a new payment attempt (`created`, with its history row); the charge worker calls the PSP
- * after commit. One attempt per order, and none for an order already cancelled (events of two topics may cross;
- * the caller holds the order's lock, so a cancellation is either committed and seen here or waits for this).
- * Consumed in batches (recordAttempts): many events, one transaction.
- */
-export const recordAttempt =
-  (tenants: TenantRegistry, accounts: PspCredentialRegistry) =>
-  async (event: SagaEvent<'inventory.reserved'>, tx: EntityManager): Promise<void> => {
-    const tenant = tenantOf(tenants, event);
+  private async recordAttempt(tx: EntityManager, event: SagaEvent<'inventory.reserved'>): Promise<void> {
+    const tenantId = event.tenantId;
     // The public account id is stored, never its secret key (the PSP client looks that up per call).
-    const account = accounts.forTenant(tenant.id);
+    const account = this.accounts.forTenant(tenantId);
     if (!account)
       throw new NonRetryableError(
         'PAYMENT.NO_PSP_ACCOUNT',
-        `tenant ${tenant.id} has no PSP account configured`,
+        `tenant ${tenantId} has no PSP account configured`,
       );
     const p = event.payload;
     const id = randomUUID();
@@ -89,7 +131,7 @@ export const recordAttempt =
          ON CONFLICT DO NOTHING RETURNING 1`,
       [
         id,
-        tenant.id,
+        tenantId,
         p.orderId,
         p.amount,
         p.currency,
@@ -103,29 +145,8 @@ export const recordAttempt =
       await tx.query(
         `INSERT INTO payment_transition (payment_id, tenant_id, from_state, to_state, source, detail)
            VALUES ($1, $2, 'none', 'created', 'charge', 'inventory reserved')`,
-        [id, tenant.id],
+        [id, tenantId],
       );
     }
-  };
-
-/** Runs one event's work inside a context (the host continues each event's trace). */
-export type EventScope = <R>(event: SagaEvent, fn: () => Promise<R>) => Promise<R>;
-
-/**
- * inventory.reserved, a chunk at a time in one transaction (AttemptsConsumerHost): every order of the chunk is
- * locked first (in lockSagas' stable order, so two chunks never deadlock), then recordAttempt for each event.
- */
-export const recordAttempts =
-  (
-    tenants: TenantRegistry,
-    accounts: PspCredentialRegistry,
-    scope: EventScope = (_event, fn) => fn(),
-  ): BatchEventHandler<'inventory.reserved'> =>
-  async (events, tx) => {
-    const record = recordAttempt(tenants, accounts);
-    await lockSagas(
-      tx,
-      events.map((e) => ({ tenantId: e.tenantId, orderId: e.payload.orderId })),
-    );
-    for (const event of events) await scope(event, () => record(event, tx));
-  };
+  }
+}

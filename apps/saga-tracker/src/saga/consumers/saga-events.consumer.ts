@@ -1,23 +1,22 @@
-import { HandlerMap } from '@checkout/messaging';
-import { TRACKED_TYPES } from '../domain';
+import { Controller } from '@nestjs/common';
+import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
+import { SagaEvent } from '@checkout/contracts';
+import { InboxContext } from '@checkout/messaging';
 import { RecordSagaStep } from '../commands/record-step/record-step.handler';
+import { TRACKED_TYPES } from '../domain';
 import { SagaMetrics } from '../saga.metrics';
 
-/**
- * The tracker's handlers: one per saga topic of the contracts registry, each recording the event as a step
- * of its saga in the consumer's inbox transaction (parse and inbox are the runtime's; invalid events go to
- * the DLQ there).
- */
-export function sagaTrackerHandlers(record: RecordSagaStep, metrics: SagaMetrics): HandlerMap {
-  const handlers: HandlerMap = {};
-  for (const type of TRACKED_TYPES) {
-    (handlers as Record<string, unknown>)[type] = async (
-      event: Parameters<RecordSagaStep['execute']>[1],
-      tx: Parameters<RecordSagaStep['execute']>[0],
-    ) => {
-      const outcome = await record.execute(tx, event);
-      if (outcome.recorded) metrics.stepRecorded(outcome.step.type, outcome.step.outcome);
-    };
+/** Every saga topic of the contracts registry: each event is recorded as a step of its saga. */
+@Controller()
+export class SagaEventsConsumer {
+  constructor(
+    private readonly record: RecordSagaStep,
+    private readonly metrics: SagaMetrics,
+  ) {}
+
+  @EventPattern([...TRACKED_TYPES])
+  async step(@Payload() event: SagaEvent, @Ctx() { tx }: InboxContext): Promise<void> {
+    const outcome = await this.record.execute(tx, event);
+    if (outcome.recorded) this.metrics.stepRecorded(outcome.step.type, outcome.step.outcome);
   }
-  return handlers;
 }

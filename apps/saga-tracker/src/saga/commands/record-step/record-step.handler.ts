@@ -1,7 +1,6 @@
 import { EntityManager } from 'typeorm';
 import { SagaEvent } from '@checkout/contracts';
 import { NonRetryableError } from '@checkout/messaging';
-import { TenantRegistry } from '@checkout/service-kit';
 import {
   OUTCOME_OF,
   SagaState,
@@ -55,20 +54,12 @@ export type RecordOutcome =
  */
 export class RecordSagaStep {
   constructor(
-    private readonly tenants: TenantRegistry,
     private readonly timeouts: StuckTimeouts,
     private readonly clock: () => Date = () => new Date(),
   ) {}
 
   async execute(tx: EntityManager, event: SagaEvent): Promise<RecordOutcome> {
-    if (!this.tenants.get(event.tenantId))
-      throw new NonRetryableError('SAGA.UNKNOWN_TENANT', `unknown tenant ${event.tenantId}`);
-    const orderId = (event.payload as { orderId?: unknown }).orderId;
-    if (orderId !== event.sagaId)
-      throw new NonRetryableError(
-        'SAGA.SAGA_MISMATCH',
-        `sagaId ${event.sagaId} is not orderId ${String(orderId)}`,
-      );
+    // The tenant and saga checks (SAGA.UNKNOWN_TENANT, SAGA.SAGA_MISMATCH) are the consumer transport's.
     const outcome = OUTCOME_OF[event.type];
     // A type added to the registry but not classified here is parked (and replayable), never guessed.
     if (!outcome) throw new NonRetryableError('SAGA.UNCLASSIFIED_TYPE', `no outcome class for ${event.type}`);

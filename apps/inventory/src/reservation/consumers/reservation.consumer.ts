@@ -1,0 +1,114 @@
+import { Controller } from '@nestjs/common';
+import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
+import { SagaEvent } from '@checkout/contracts';
+import { InboxContext, InboxPatternExtras, lockSaga, lockSagas } from '@checkout/messaging';
+import { sql } from '../database/sql';
+import { CommitStock, ReleaseStock, ReserveStockBatch, ReturnSoldStock } from '../commands';
+import { InventoryError } from '../domain';
+
+/** order.created in chunks (group commit) in a consumer group of its own, `inventory-reservations`. */
+const RESERVATIONS: InboxPatternExtras = { batch: true, group: 'reservations' };
+
+/**
+ * Inventory's reactions to the saga. Every reaction takes its order's lock first (lockSaga: events of different
+ * topics and consumer groups for one order may be applied at the same instant); a broken inventory rule
+ * (InventoryError) is parked with its code by the transport.
+ */
+@Controller()
+export class ReservationConsumer {
+  constructor(
+    private readonly reserve: ReserveStockBatch,
+    private readonly release: ReleaseStock,
+    private readonly commit: CommitStock,
+    private readonly returnSold: ReturnSoldStock,
+  ) {}
+
+  /**
+   * ReserveStockBatch: one inventory.reserved or .rejected per order, nothing for an order already cancelled.
+   * Every order of the chunk is locked first, in lockSagas' stable order, so its order.cancelled (another
+   * consumer group) waits for this or is seen by it.
+   */
+  @EventPattern('order.created', RESERVATIONS)
+  async orderCreated(
+    @Payload() events: SagaEvent<'order.created'>[],
+    @Ctx() { tx }: InboxContext,
+  ): Promise<void> {
+    await lockSagas(
+      tx,
+      events.map((e) => ({ tenantId: e.tenantId, orderId: e.payload.orderId })),
+    );
+    await this.reserve.execute(
+      tx,
+      events.map((event) => ({ tenantId: event.tenantId, order: event.payload, cause: event })),
+    );
+  }
+
+  /**
+   * ReleaseStock (held lines back, inventory.released with reason order_cancelled) and ReturnSoldStock: a
+   * cancelled order keeps no goods. Lines are committed when inventory saw payment.succeeded before the cancel
+   * (the two arrive on different topics); the payment service refunds that charge. Under the order's lock, the
+   * cancellation is recorded first, so an order.created applied later reserves nothing.
+   */
+  @EventPattern('order.cancelled')
+  async orderCancelled(
+    @Payload() event: SagaEvent<'order.cancelled'>,
+    @Ctx() { tx }: InboxContext,
+  ): Promise<void> {
+    const { tenantId } = event;
+    const orderId = event.payload.orderId;
+    await lockSaga(tx, tenantId, orderId);
+    await sql(
+      tx,
+      `INSERT INTO order_cancellation (tenant_id, order_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`,
+      [tenantId, orderId],
+    );
+    await this.release.execute(tx, { tenantId, orderId, reason: 'order_cancelled', cause: event });
+    await this.returnSold.execute(tx, { tenantId, orderId });
+  }
+
+  /** ReleaseStock (inventory.released, reason payment_failed). */
+  @EventPattern('payment.failed')
+  async paymentFailed(
+    @Payload() event: SagaEvent<'payment.failed'>,
+    @Ctx() { tx }: InboxContext,
+  ): Promise<void> {
+    const { tenantId } = event;
+    await lockSaga(tx, tenantId, event.payload.orderId);
+    await this.release.execute(tx, {
+      tenantId,
+      orderId: event.payload.orderId,
+      reason: 'payment_failed',
+      cause: event,
+    });
+  }
+
+  /** CommitStock (committed, backordered or unavailable-after-payment). */
+  @EventPattern('payment.succeeded')
+  async paymentSucceeded(
+    @Payload() event: SagaEvent<'payment.succeeded'>,
+    @Ctx() { tx }: InboxContext,
+  ): Promise<void> {
+    await lockSaga(tx, event.tenantId, event.payload.orderId);
+    const result = await this.commit.execute(tx, {
+      tenantId: event.tenantId,
+      orderId: event.payload.orderId,
+      cause: event,
+    });
+    // Payment only charges after inventory.reserved: money for an order we never held is for SREs to see.
+    if (result.kind === 'no_reservation')
+      throw new InventoryError(
+        'INVENTORY.NO_RESERVATION',
+        `no reservation for paid order ${event.payload.orderId}`,
+      );
+  }
+
+  /** ReturnSoldStock: sold units back to available, once. */
+  @EventPattern('fulfillment.shipment-failed')
+  async shipmentFailed(
+    @Payload() event: SagaEvent<'fulfillment.shipment-failed'>,
+    @Ctx() { tx }: InboxContext,
+  ): Promise<void> {
+    await lockSaga(tx, event.tenantId, event.payload.orderId);
+    await this.returnSold.execute(tx, { tenantId: event.tenantId, orderId: event.payload.orderId });
+  }
+}

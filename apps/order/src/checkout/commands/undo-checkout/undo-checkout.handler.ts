@@ -1,0 +1,28 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { SagaEvent } from '@checkout/contracts';
+import { CatalogRepository } from '../../../catalog/database/catalog.repository';
+import { Moved } from '../../../orders/database/order.repository';
+import { SAGA_GATE, SagaGate, SagaStep } from '../../../orders/commands/saga-step';
+
+/**
+ * UndoCheckout: the compensation of PlaceOrder when the order ends REJECTED or CANCELLED by the saga. The voucher
+ * redemption is returned in the event's transaction; the gate's units go back to Redis after it commits (a
+ * rolled-back transaction gives nothing back; the gate gives a hold back once).
+ */
+@Injectable()
+export class UndoCheckout {
+  constructor(
+    private readonly catalog: CatalogRepository,
+    @Inject(SAGA_GATE) private readonly gate: SagaGate,
+  ) {}
+
+  async execute(step: SagaStep, e: SagaEvent, moved: Moved): Promise<void> {
+    await this.catalog.returnVoucher(step.tx, e.tenantId, e.sagaId);
+    this.returnUnits(step, e.tenantId, moved.gateHoldId, e.type);
+  }
+
+  /** The gate's units of the order's hold back, after commit (inventory released or expired the reservation). */
+  returnUnits(step: SagaStep, tenantId: string, holdId: string | null, why: string): void {
+    step.afterCommit(() => this.gate.giveBack(tenantId, holdId, why));
+  }
+}

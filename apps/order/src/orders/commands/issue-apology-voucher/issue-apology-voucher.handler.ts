@@ -1,0 +1,41 @@
+import { Injectable } from '@nestjs/common';
+import { PinoLogger } from 'nestjs-pino';
+import { SagaEvent } from '@checkout/contracts';
+import { NonRetryableError } from '@checkout/messaging';
+import { CatalogRepository } from '../../../catalog/database/catalog.repository';
+import { OrderRepository } from '../../database/order.repository';
+import { SagaStep } from '../saga-step';
+
+/**
+ * IssueApologyVoucher (fulfillment.apology-voucher-issued): the apology email carrying this code is already
+ * queued: make the code redeemable, once, by the order's customer (our own record of it wins; fulfillment's
+ * when we do not know the order). A code another voucher has is parked (ORDER.VOUCHER_CODE_TAKEN).
+ */
+@Injectable()
+export class IssueApologyVoucher {
+  constructor(
+    private readonly orders: OrderRepository,
+    private readonly catalog: CatalogRepository,
+    private readonly logger: PinoLogger,
+  ) {}
+
+  async execute(step: SagaStep, e: SagaEvent<'fulfillment.apology-voucher-issued'>): Promise<void> {
+    const order = await this.orders.find(step.tx, e.tenantId, e.payload.orderId);
+    const outcome = await this.catalog.issueApologyVoucher(step.tx, e.tenantId, {
+      code: e.payload.code,
+      percentOff: e.payload.percentOff,
+      maxRedemptions: e.payload.maxRedemptions,
+      customerId: order?.customerId ?? e.payload.customerId,
+      forOrderId: e.payload.orderId,
+    });
+    if (outcome === 'code-taken')
+      throw new NonRetryableError(
+        'ORDER.VOUCHER_CODE_TAKEN',
+        `apology voucher ${e.payload.code} of order ${e.payload.orderId}: another voucher has that code`,
+      );
+    this.logger.info(
+      { orderId: e.payload.orderId, outcome, knownOrder: order !== undefined },
+      'apology voucher issued',
+    );
+  }
+}
