@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { InboxTransport, NonRetryableError } from '@checkout/messaging';
 import { ReserveStock, ReserveStockBatch } from '../src/reservation/commands';
@@ -30,11 +30,11 @@ describe('ReserveStockBatch and the batched order.created consumer (group commit
     apply: (events: ReturnType<typeof orderCreatedEvent>[]) => transport.apply('order.created', events),
   };
 
-  before(async () => {
+  beforeAll(async () => {
     // Its own inbox name: the running service's inbox never sees these event ids.
     transport = inventoryTransport(spec.ds, spec.consumer, 'it-inventory-batch');
   });
-  after(async () => {});
+  afterAll(async () => {});
 
   it('one batch, mixed: first fit in batch order, each order all lines or none, unknown SKUs named', async () => {
     const a = uniqueSku('mix-a');

@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { startRedis, stopRedis } from '@checkout/local-stack';
@@ -10,10 +10,10 @@ const stack = loadStackConfig();
 
 describe('flash-sale gate after a Redis restart (real redis-server of the stack, restarted empty)', () => {
   let gate: StockGate;
-  before(() => {
+  beforeAll(() => {
     gate = StockGate.connect(stack.redis.url, { password: stack.auth?.redisPassword });
   });
-  after(async () => {
+  afterAll(async () => {
     await startRedis(stack); // a no-op when it is up
     await gate.close();
   });
@@ -45,13 +45,19 @@ describe('flash-sale gate after a Redis restart (real redis-server of the stack,
     assert.equal(await gate.ready(10_000), true);
 
     // The order service notices its connection coming back and re-arms at once (its periodic pass is 15 s).
-    const rearmed = await waitFor('the gate counter to be re-armed', async () => (await remaining(sku)) ?? undefined, {
-      timeoutMs: 12_000,
-      intervalMs: 100,
-    });
+    const rearmed = await waitFor(
+      'the gate counter to be re-armed',
+      async () => (await remaining(sku)) ?? undefined,
+      {
+        timeoutMs: 12_000,
+        intervalMs: 100,
+      },
+    );
     assert.equal(rearmed, 20, 'primed 30, 10 orders since: 20 left');
 
-    const second = await pool(Array.from({ length: 40 }), 20, () => checkout(checkoutBody(sku), randomUUID()));
+    const second = await pool(Array.from({ length: 40 }), 20, () =>
+      checkout(checkoutBody(sku), randomUUID()),
+    );
     const accepted = second.filter((a) => a.status === 202).length;
     const refused = second.filter((a) => a.status === 409 && a.json.error === 'OUT_OF_STOCK');
     assert.equal(accepted, 20, 'exactly the 20 units left are sold');
@@ -74,10 +80,14 @@ describe('flash-sale gate after a Redis restart (real redis-server of the stack,
     await stopRedis(stack);
     await startRedis(stack);
     assert.equal(await gate.ready(10_000), true);
-    const units = await waitFor('the marker gate to be re-armed', async () => (await remaining(marker)) ?? undefined, {
-      timeoutMs: 12_000,
-      intervalMs: 100,
-    });
+    const units = await waitFor(
+      'the marker gate to be re-armed',
+      async () => (await remaining(marker)) ?? undefined,
+      {
+        timeoutMs: 12_000,
+        intervalMs: 100,
+      },
+    );
     assert.equal(units, 3);
     assert.equal(await remaining(sku), null, 'a flash sale that is off stays off');
   });

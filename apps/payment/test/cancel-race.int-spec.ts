@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
@@ -50,11 +50,11 @@ describe('payment: inventory.reserved and order.cancelled of one order at the sa
   const contextOf = (tx: EntityManager, topic: string) =>
     new InboxContext(tx, topic, 0, [], (_event, fn) => fn());
 
-  before(async () => {
+  beforeAll(async () => {
     ds = await serviceDataSource('payment_svc', 8);
   });
 
-  after(async () => {
+  afterAll(async () => {
     await ds.destroy();
   });
 

@@ -1,4 +1,4 @@
-import { describe, it } from 'node:test';
+import { describe, it } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { localTrackerUrl } from './cli';
 import { TrackerError } from './cli/saga-api.client';
@@ -7,7 +7,10 @@ describe('npm run saga: which tracker it asks', () => {
   it("finds the local stack's tracker where infra/local put it", () => {
     assert.equal(localTrackerUrl({}), 'http://127.0.0.1:3005');
     assert.equal(localTrackerUrl({ STACK_PORT_OFFSET: '200' }), 'http://127.0.0.1:3205');
-    assert.equal(localTrackerUrl({ STACK_PORT_OFFSET: '200', SAGA_TRACKER_PORT: '4000' }), 'http://127.0.0.1:4000');
+    assert.equal(
+      localTrackerUrl({ STACK_PORT_OFFSET: '200', SAGA_TRACKER_PORT: '4000' }),
+      'http://127.0.0.1:4000',
+    );
   });
 
   it('refuses a port that is not one', () => {
