@@ -25,6 +25,18 @@ class OwnRealmEnvironment extends TestEnvironment {
     ownRealm.add(this.context);
     this.global = globalThis;
   }
+
+  // Each spec file starts with no pooled fetch connections, as under node:test (one process per file): in the
+  // shared realm fetch's keep-alive pool would otherwise carry sockets to a service a previous file restarted.
+  async setup() {
+    await super.setup();
+    const key = Symbol.for('undici.globalDispatcher.1');
+    const previous = globalThis[key];
+    if (previous?.constructor) {
+      globalThis[key] = new previous.constructor();
+      await previous.close().catch(() => undefined);
+    }
+  }
 }
 
 module.exports = OwnRealmEnvironment;
