@@ -85,6 +85,33 @@ export const checkout = (
     headers: idempotencyKey === null ? {} : { 'idempotency-key': idempotencyKey },
   });
 
+/** A checkout answer that the contract says to retry with the same Idempotency-Key. */
+export const isRetryable = (a: Answer) =>
+  (a.status === 503 && a.json.retryable === true) ||
+  (a.status === 409 && a.json.error === 'IDEMPOTENCY_KEY_IN_USE');
+
+/**
+ * A storefront that follows the contract: a retryable answer (503 GATE_TIMEOUT or SERVICE_UNAVAILABLE, 409
+ * IDEMPOTENCY_KEY_IN_USE after a resend whose first try is still running) is retried with the same
+ * Idempotency-Key after the Retry-After it was given (else a short pause), at most `maxRetries` times.
+ * Returns the final answer and the retryable answers met on the way (error code and Retry-After).
+ */
+export async function checkoutAsClient(
+  body: unknown,
+  idempotencyKey: string = randomUUID(),
+  maxRetries = 5,
+): Promise<{ answer: Answer; retried: { error: string; retryAfter: string | null }[] }> {
+  const retried: { error: string; retryAfter: string | null }[] = [];
+  for (;;) {
+    const answer = await checkout(body, idempotencyKey);
+    if (!isRetryable(answer) || retried.length >= maxRetries) return { answer, retried };
+    const retryAfter = answer.headers.get('retry-after');
+    retried.push({ error: String(answer.json.error), retryAfter });
+    const after = Number(retryAfter);
+    await new Promise((r) => setTimeout(r, Number.isFinite(after) && after > 0 ? after * 1_000 : 100));
+  }
+}
+
 /** Prices a SKU at 50,000 VND (or the given price). */
 export async function priceSku(sku: string, unitPrice = 50_000, key = ACME, currency = 'VND'): Promise<void> {
   const r = await call('PUT', `/v1/admin/prices/${sku}`, { key, body: { unitPrice, currency } });

@@ -8,6 +8,10 @@ import {
 } from '@nestjs/common';
 import { Request, Response } from 'express';
 import { z } from 'zod';
+import { isInfrastructureError } from '@checkout/messaging';
+
+/** Retry-After of a 503 SERVICE_UNAVAILABLE: long enough for a pool to free a connection, short for a buyer. */
+const UNAVAILABLE_RETRY_AFTER_SECONDS = 1;
 
 /** An expected failure with a stable code, answered as `{ error, message, ...details }`. */
 export class ApiError extends Error {
@@ -51,7 +55,7 @@ const STATUS_CODES: Record<number, string> = {
  */
 @Catch()
 export class ApiErrorFilter implements ExceptionFilter {
-  constructor(private readonly logger?: Pick<LoggerService, 'error'>) {}
+  constructor(private readonly logger?: Pick<LoggerService, 'error' | 'warn'>) {}
 
   catch(error: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
@@ -76,6 +80,29 @@ export class ApiErrorFilter implements ExceptionFilter {
       return;
     }
     const req = http.getRequest<Request>();
+    // A database that is restarting, a pool with no free connection in time, a deadlock: nothing was decided
+    // (the transaction rolled back), so the client is told to retry; a checkout retries with the same
+    // Idempotency-Key, which is what the key is for. Not an INTERNAL: no bug to page anyone about.
+    if (isInfrastructureError(error) && !res.headersSent) {
+      this.logger?.warn?.(
+        {
+          err: error,
+          method: req?.method,
+          url: req?.originalUrl ?? req?.url,
+          msg: 'dependency unavailable: answered 503',
+        },
+        'ApiErrorFilter',
+      );
+      res.setHeader('Retry-After', String(UNAVAILABLE_RETRY_AFTER_SECONDS));
+      res.status(503).json({
+        error: 'SERVICE_UNAVAILABLE',
+        message:
+          'a dependency of this service is unavailable; retry (a checkout with the same Idempotency-Key)',
+        retryable: true,
+        retryAfterSeconds: UNAVAILABLE_RETRY_AFTER_SECONDS,
+      });
+      return;
+    }
     const cause = {
       err: error instanceof Error ? error : new Error(String(error)),
       method: req?.method,

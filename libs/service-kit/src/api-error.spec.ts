@@ -1,0 +1,90 @@
+import { describe, it } from '@jest/globals';
+import assert from 'node:assert/strict';
+import { ArgumentsHost } from '@nestjs/common';
+import { ApiError, ApiErrorFilter } from './api-error';
+
+/** A response that records what the filter sent. */
+function fakeResponse() {
+  const sent: { status?: number; body?: unknown; headers: Record<string, string> } = { headers: {} };
+  const res = {
+    headersSent: false,
+    setHeader(name: string, value: string) {
+      sent.headers[name.toLowerCase()] = value;
+    },
+    status(code: number) {
+      sent.status = code;
+      return res;
+    },
+    json(body: unknown) {
+      sent.body = body;
+    },
+    destroy() {
+      sent.status = -1;
+    },
+  };
+  return { res, sent };
+}
+
+function answer(error: unknown) {
+  const { res, sent } = fakeResponse();
+  const logged: string[] = [];
+  const host = {
+    switchToHttp: () => ({
+      getResponse: () => res,
+      getRequest: () => ({ method: 'POST', originalUrl: '/v1/checkout' }),
+    }),
+  } as unknown as ArgumentsHost;
+  const logger = {
+    error: (m: { msg: string }) => logged.push(`error: ${m.msg}`),
+    warn: (m: { msg: string }) => logged.push(`warn: ${m.msg}`),
+  };
+  new ApiErrorFilter(logger).catch(error, host);
+  return { ...sent, logged };
+}
+
+/** What pg throws: a DatabaseError with a SQLSTATE, wrapped by TypeORM as QueryFailedError.driverError. */
+const pgError = (code: string) => Object.assign(new Error('db'), { driverError: { code } });
+
+describe('ApiErrorFilter', () => {
+  it('answers an ApiError with its status, code and details', () => {
+    const r = answer(new ApiError(409, 'ORDER_NOT_CANCELLABLE', 'paid', { status: 'PAID' }));
+    assert.equal(r.status, 409);
+    assert.deepEqual(r.body, { error: 'ORDER_NOT_CANCELLABLE', message: 'paid', status: 'PAID' });
+    assert.deepEqual(r.logged, []);
+  });
+
+  it('answers an unexpected error 500 INTERNAL without details and logs its cause', () => {
+    const r = answer(new TypeError("Cannot read properties of undefined (reading 'id')"));
+    assert.equal(r.status, 500);
+    assert.deepEqual(r.body, { error: 'INTERNAL', message: 'internal error' });
+    assert.equal(r.headers['retry-after'], undefined);
+    assert.deepEqual(r.logged, ['error: unexpected error: answered 500 INTERNAL']);
+  });
+
+  for (const [what, error] of [
+    ['too many connections (53300)', pgError('53300')],
+    ['a deadlock (40P01)', pgError('40P01')],
+    ['a serialization failure (40001)', pgError('40001')],
+    ['a database shutting down (57P01)', pgError('57P01')],
+    ['a pool with no free connection in time', new Error('timeout exceeded when trying to connect')],
+    ['a lost connection', new Error('Connection terminated unexpectedly')],
+  ] as const) {
+    it(`answers ${what} 503 SERVICE_UNAVAILABLE, retryable, with Retry-After, logged as a warning`, () => {
+      const r = answer(error);
+      assert.equal(r.status, 503);
+      assert.equal(r.headers['retry-after'], '1');
+      assert.deepEqual(r.body, {
+        error: 'SERVICE_UNAVAILABLE',
+        message:
+          'a dependency of this service is unavailable; retry (a checkout with the same Idempotency-Key)',
+        retryable: true,
+        retryAfterSeconds: 1,
+      });
+      assert.deepEqual(r.logged, ['warn: dependency unavailable: answered 503']);
+    });
+  }
+
+  it('does not take a unique violation (23505) for an outage: that is a bug, 500', () => {
+    assert.equal(answer(pgError('23505')).status, 500);
+  });
+});
