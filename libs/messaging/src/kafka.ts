@@ -1,6 +1,8 @@
 import { accessSync, constants, readFileSync } from 'node:fs';
 import { Kafka, KafkaConfig, SASLOptions, logLevel } from 'kafkajs';
 import { z } from 'zod';
+// kafkajs 2.2.4 runs a 1 ms timer loop per broker connection at rest; fixed in place once per process.
+import './kafkajs-idle-fix';
 
 /** How a client proves who it is to the cluster: TLS and SASL, both absent on a plain local broker. */
 export interface KafkaSecurity {

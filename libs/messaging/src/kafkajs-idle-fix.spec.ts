@@ -1,0 +1,87 @@
+import { describe, it } from '@jest/globals';
+import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
+import { kafkajsIdleFixInstalled } from './kafkajs-idle-fix';
+import './kafka';
+
+// kafkajs' own request queue, as a broker connection drives it (push, fulfil), without a socket.
+const RequestQueue = createRequire(__filename)('kafkajs/src/network/requestQueue/index.js');
+const silent = { debug() {}, info() {}, warn() {}, error() {} };
+
+function queue(maxInFlightRequests: number | null = null) {
+  const sent: number[] = [];
+  const q = new RequestQueue({
+    maxInFlightRequests,
+    requestTimeout: 30_000,
+    enforceRequestTimeout: false,
+    clientId: 'spec',
+    broker: '127.0.0.1:1',
+    logger: silent,
+  });
+  let next = 0;
+  const push = () => {
+    const correlationId = next++;
+    q.push({
+      entry: { correlationId, apiKey: 1, apiName: 'Fetch', apiVersion: 11, resolve() {}, reject() {} },
+      expectResponse: true,
+      sendRequest: () => sent.push(correlationId),
+    });
+    return correlationId;
+  };
+  const fulfil = (correlationId: number) =>
+    q.fulfillRequest({ correlationId, payload: Buffer.alloc(0), size: 0 });
+  return { q, sent, push, fulfil };
+}
+
+/** Resolves once `check` holds, polling each ms, or fails after `ms`. */
+async function until(check: () => boolean, ms: number, what: string) {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 1));
+  }
+}
+
+describe('kafkajs idle fix (RequestQueue.scheduleCheckPendingRequests)', () => {
+  it('is installed by loading the messaging library', () => {
+    assert.equal(kafkajsIdleFixInstalled(), true);
+  });
+
+  it('arms no timer once a request is answered and nothing waits (kafkajs 2.2.4 re-arms a 1 ms one forever)', () => {
+    const { q, sent, push, fulfil } = queue();
+    const id = push();
+    assert.deepEqual(sent, [id], 'sent at once');
+    fulfil(id);
+    assert.equal(q.throttleCheckTimeoutId, null);
+    q.checkPendingRequests();
+    assert.equal(q.throttleCheckTimeoutId, null, 'a check of an empty queue schedules nothing');
+  });
+
+  it('still sends a request held by a broker throttle once the throttle ends, then goes quiet', async () => {
+    const { q, sent, push, fulfil } = queue();
+    q.maybeThrottle(40);
+    const started = Date.now();
+    const id = push();
+    assert.deepEqual(sent, [], 'held while throttled');
+    assert.notEqual(q.throttleCheckTimeoutId, null, 'a check is scheduled for the end of the throttle');
+    await until(() => sent.length === 1, 5_000, 'the throttled request to go out');
+    assert.ok(Date.now() - started >= 35, 'not before the throttle ends');
+    assert.equal(q.throttleCheckTimeoutId, null);
+    fulfil(id);
+    assert.equal(q.throttleCheckTimeoutId, null);
+  });
+
+  it('sends a request held by the in-flight limit when an earlier one is answered', async () => {
+    const { q, sent, push, fulfil } = queue(1);
+    const first = push();
+    const second = push();
+    assert.deepEqual(sent, [first]);
+    fulfil(first);
+    assert.deepEqual(sent, [first, second]);
+    fulfil(second);
+    // The 10 ms check armed while `second` waited fires once, finds nothing, and arms nothing.
+    await until(() => q.throttleCheckTimeoutId === null, 5_000, 'the queue to go quiet');
+    await new Promise((r) => setTimeout(r, 30));
+    assert.equal(q.throttleCheckTimeoutId, null);
+  });
+});
