@@ -25,7 +25,8 @@ import { SagaWatch } from './watch';
  *   every process (/proc/<pid>/stat), accepted -> `order.paid` and -> SHIPPED percentiles, event-loop delay p99
  *   per service (prom-client's `nodejs_eventloop_lag_p99_seconds`, reset at each scrape); then the closed loop
  *   again until the `--rss` checkpoints (completed sagas of the run) to read each service's RSS.
- * - `--idle S`: CPU per process over S seconds without traffic.
+ * - `--idle S`: CPU per process over S seconds without traffic, each service's /metrics scraped every
+ *   `--scrape-every` seconds (15, as a Prometheus would; 0: never), since the gauges are read when scraped.
  * - `--flash N`: N checkouts for 500 units at 200 concurrent clients with the Redis gate on, then
  *   `--flash-off M` with the gate off (every one of those is a saga: M is bounded separately).
  * - `--cpu-prof`: the Node services are restarted with --cpu-prof for the run and again without it after;
@@ -36,6 +37,7 @@ import { SagaWatch } from './watch';
 const { values: args } = parseArgs({
   options: {
     idle: { type: 'string' },
+    'scrape-every': { type: 'string', default: '15' },
     flash: { type: 'string' },
     'flash-off': { type: 'string', default: '1000' },
     'flash-units': { type: 'string', default: '500' },
@@ -375,11 +377,24 @@ async function loadRun(): Promise<{ rows: Record<string, unknown>[]; meta: Recor
 
 /** CPU of every process over `seconds` without traffic. */
 async function idleRun(seconds: number) {
-  log(`idle: ${seconds} s without traffic`);
+  const scrapeEvery = num('scrape-every');
+  log(`idle: ${seconds} s without traffic, /metrics scraped every ${scrapeEvery || 'never'} s`);
   const start = await begin();
-  for (let left = seconds; left > 0; left -= 10) {
-    await sleep(Math.min(10, left) * 1000);
-    log(`idle: ${Math.max(0, left - 10)} s left`);
+  const until = Date.now() + seconds * 1000;
+  let scrapes = 0;
+  let nextLog = Date.now() + 10_000;
+  let nextScrape = scrapeEvery > 0 ? Date.now() : Number.POSITIVE_INFINITY;
+  while (Date.now() < until) {
+    if (Date.now() >= nextScrape) {
+      await eventLoopAll();
+      scrapes += 1;
+      nextScrape += scrapeEvery * 1000;
+    }
+    await sleep(Math.max(0, Math.min(nextLog, nextScrape, until) - Date.now()));
+    if (Date.now() >= nextLog) {
+      log(`idle: ${Math.max(0, Math.round((until - Date.now()) / 1000))} s left`);
+      nextLog += 10_000;
+    }
   }
   const end = sample(start.pids);
   const wall = end.at - start.sample.at;
@@ -399,6 +414,8 @@ async function idleRun(seconds: number) {
     meta: {
       idleCpu: {
         seconds: round(wall / 1000),
+        scrapeEverySeconds: scrapeEvery,
+        scrapes,
         totalPctOfOneCore: pct(cpu.total),
         pctOfOneCore: Object.fromEntries(STACK_PROCESSES.map((p) => [p, pct(cpu[p] ?? 0)])),
         cpuMs: Object.fromEntries(STACK_PROCESSES.map((p) => [p, round(cpu[p] ?? 0)])),

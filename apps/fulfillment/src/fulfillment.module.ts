@@ -64,7 +64,13 @@ export class FulfillmentModule {
         {
           provide: NotifierJob,
           useFactory: (send: SendNotifications, metrics: FulfillmentMetrics, logger: PinoLogger) =>
-            new NotifierJob(send, metrics, logger, config.NOTIFIER_INTERVAL_MS),
+            new NotifierJob(
+              send,
+              metrics,
+              logger,
+              config.NOTIFIER_INTERVAL_MS,
+              config.NOTIFIER_IDLE_INTERVAL_MS,
+            ),
           inject: [SendNotifications, FulfillmentMetrics, PinoLogger],
         },
       ],

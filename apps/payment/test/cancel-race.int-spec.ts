@@ -9,6 +9,7 @@ import { DEV_PSP_CREDENTIALS, PspCredentialRegistry } from '@checkout/service-ki
 import { barrier, sagaEvent, serviceDataSource, waitFor } from '@checkout/testing';
 import { MovePaymentHandler } from '../src/payment/commands/move-payment/move-payment.handler';
 import { RequestRefundHandler } from '../src/payment/commands/refund-payment/refund-payment.handler';
+import { ChargeWorker } from '../src/payment/commands/charge-payment/charge-payment.handler';
 import { PaymentEventsConsumer } from '../src/payment/consumers/payment-events.consumer';
 import { PaymentMetrics } from '../src/payment/payment.metrics';
 
@@ -45,6 +46,8 @@ describe('payment: inventory.reserved and order.cancelled of one order at the sa
     new PspCredentialRegistry(DEV_PSP_CREDENTIALS),
     new RequestRefundHandler(),
     move,
+    // No charge worker runs here: the spec reads the attempts the consumer recorded.
+    { wake: () => undefined } as unknown as ChargeWorker,
   );
   /** The context the transport gives a consumer method, on the spec's own transaction. */
   const contextOf = (tx: EntityManager, topic: string) =>

@@ -18,8 +18,8 @@ import {
 import { NonRetryableError } from './errors';
 import { KafkaSecurity, createKafka } from './kafka';
 import { Logger, consoleLogger } from './logger';
-import { consumedCounter, handlerDuration } from './metrics';
-import { PeriodicTask } from './periodic';
+import { KAFKA_LAG_PROBES, consumedCounter, handlerDuration } from './metrics';
+import { ScrapeProbe, addScrapeProbe } from './scrape-probe';
 
 /** The transport id of the inbox transport (`@EventPattern(type, INBOX_TRANSPORT, extras)` to be explicit). */
 export const INBOX_TRANSPORT = Symbol('checkout-inbox-kafka');
@@ -119,7 +119,10 @@ export interface InboxTransportOptions {
   /** Runs one event's handling inside a context (e.g. continues the event's trace). */
   around?: <R>(event: SagaEvent, fn: () => Promise<R>) => Promise<R>;
   partitionsConsumedConcurrently?: number;
-  /** How often each group's lag and DLQ depth are read into the registry's gauges; omitted: never. */
+  /**
+   * Each group's lag and DLQ depth are read from Kafka when the registry is scraped, at most once per this many
+   * ms (nothing is read while nobody scrapes); omitted: never.
+   */
   lagProbeIntervalMs?: number;
   /** Backoff of a group join that failed (Kafka away at boot), retried in the background. */
   startBackoff?: { initialMs: number; maxMs: number };
@@ -145,7 +148,7 @@ interface Group {
   takeOverFrom?: string;
   consumer?: Consumer;
   starter?: BackgroundStart;
-  lag?: { monitor: ConsumerLagMonitor; task: PeriodicTask };
+  lag?: { monitor: ConsumerLagMonitor; remove: () => void };
 }
 
 /**
@@ -277,7 +280,7 @@ export class InboxTransport extends Server implements CustomTransportStrategy {
     await Promise.all(
       this.groups.map(async (group) => {
         if (group.lag) {
-          await group.lag.task.stop();
+          group.lag.remove();
           await group.lag.monitor.close();
         }
         await group.consumer?.disconnect();
@@ -337,14 +340,16 @@ export class InboxTransport extends Server implements CustomTransportStrategy {
         security: this.options.security,
         registry: this.options.registry,
       });
-      const task = new PeriodicTask(
+      const probe = new ScrapeProbe(
         `${group.groupId}-lag`,
-        this.options.lagProbeIntervalMs,
         () => monitor.probe(),
+        this.options.lagProbeIntervalMs,
         this.log,
       );
-      task.start();
-      group.lag = { monitor, task };
+      const remove = this.options.registry
+        ? addScrapeProbe(this.options.registry, KAFKA_LAG_PROBES, probe)
+        : () => undefined;
+      group.lag = { monitor, remove };
     }
   }
 

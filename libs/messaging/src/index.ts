@@ -13,3 +13,4 @@ export * from './dead-letter';
 export * from './inbox.transport';
 export * from './consumer-start';
 export * from './periodic';
+export * from './scrape-probe';

@@ -1,4 +1,8 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { refreshFamily } from './scrape-probe';
+
+/** The scrape-probe family that fills the lag and dead-letter gauges (see ConsumerLagMonitor). */
+export const KAFKA_LAG_PROBES = 'kafka-lag';
 
 /** A metric a service may register from several places (two consumers, two monitors): created once. */
 function getOrCreate<T>(registry: Registry, name: string, create: () => T): T {
@@ -41,9 +45,10 @@ export const consumerLagGauge = (registry: Registry) =>
     () =>
       new Gauge<'consumer' | 'topic'>({
         name: 'messaging_consumer_lag',
-        help: 'Messages of a topic the consumer group has not consumed yet',
+        help: 'Messages of a topic the consumer group has not consumed yet (read from Kafka when scraped)',
         labelNames: ['consumer', 'topic'],
         registers: [registry],
+        collect: refreshFamily(registry, KAFKA_LAG_PROBES),
       }),
   );
 
@@ -55,8 +60,9 @@ export const dlqDepthGauge = (registry: Registry) =>
     () =>
       new Gauge<'topic'>({
         name: 'messaging_dlq_messages',
-        help: 'Messages parked on the dead-letter topic of a consumed topic (any consumer of it)',
+        help: 'Messages parked on the dead-letter topic of a consumed topic (any consumer of it; read when scraped)',
         labelNames: ['topic'],
         registers: [registry],
+        collect: refreshFamily(registry, KAFKA_LAG_PROBES),
       }),
   );

@@ -1,6 +1,7 @@
 import { DataSource } from 'typeorm';
 import { Counter, Gauge, Registry } from 'prom-client';
 import { Logger, consoleLogger } from './logger';
+import { ScrapeProbe } from './scrape-probe';
 
 /** What the relay has (not) confirmed of this database's outbox. */
 export interface OutboxProbe {
@@ -32,6 +33,8 @@ export interface OutboxMonitorOptions {
   /** Replication slot of this database's outbox connector (infra/debezium/*.json `slot.name`). */
   slotName: string;
   registry?: Registry;
+  /** The gauges are read from the database when the registry is scraped, at most once per this many ms (5 s). */
+  probeMaxAgeMs?: number;
   logger?: Logger;
   retention: RetentionPolicy;
 }
@@ -41,8 +44,8 @@ const SLOT = `SELECT confirmed_flush_lsn FROM pg_replication_slots
               WHERE slot_name = $1 AND database = current_database()`;
 
 /**
- * Watches the outbox from the database's side: how many committed events the relay has not confirmed yet and
- * how old the oldest is (the "Debezium is stuck" alert), and prunes what is safely behind it. Deletes never
+ * Watches the outbox from the database's side when scraped: how many committed events the relay has not confirmed
+ * yet and how old the oldest is (the "Debezium is stuck" alert), and prunes what is safely behind it. Deletes never
  * reach Kafka: the publication publishes inserts only.
  */
 export class OutboxMonitor {
@@ -56,20 +59,30 @@ export class OutboxMonitor {
     this.logger = options.logger ?? consoleLogger;
     const registers = options.registry ? [options.registry] : undefined;
     if (registers) {
+      const scrape = new ScrapeProbe(
+        'outbox',
+        () => this.probe(),
+        options.probeMaxAgeMs ?? 5_000,
+        this.logger,
+      );
+      const collect = () => scrape.refresh();
       this.unconfirmed = new Gauge({
         name: 'outbox_unconfirmed_events',
         help: 'Committed outbox events the relay has not confirmed as published yet',
         registers,
+        collect,
       });
       this.oldestAge = new Gauge({
         name: 'outbox_oldest_unconfirmed_age_seconds',
         help: 'Age of the oldest outbox event not yet confirmed by the relay (0 when caught up)',
         registers,
+        collect,
       });
       this.slotPresent = new Gauge({
         name: 'outbox_relay_slot_present',
         help: '1 when the replication slot of the outbox connector exists, 0 when nothing relays this outbox',
         registers,
+        collect,
       });
       this.pruned = new Counter({
         name: 'messaging_rows_pruned_total',

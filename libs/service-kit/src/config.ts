@@ -30,7 +30,7 @@ export const BaseConfigSchema = z
     SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(1000).default(20_000),
     /** Replication slot of the service's outbox connector; default `<service>_outbox` (infra/debezium). */
     OUTBOX_SLOT_NAME: z.string().min(1).optional(),
-    /** How often the outbox and consumer-lag gauges are refreshed (default 5 s). */
+    /** The outbox and consumer-lag gauges are read when /metrics is scraped, at most once per this many ms (5 s). */
     MESSAGING_PROBE_INTERVAL_MS: z.coerce.number().int().min(100).optional(),
     /** How often relay-confirmed outbox rows and old inbox rows are pruned (default 60 s). */
     MESSAGING_RETENTION_INTERVAL_MS: z.coerce.number().int().min(100).optional(),

@@ -7,11 +7,14 @@ import { BaseConfig, messagingSettings } from './config';
 import { PeriodicTask } from './periodic';
 import { METRICS_REGISTRY, SERVICE_CONFIG } from './tokens';
 
-/** Keeps the outbox gauges fresh and runs messaging retention, for a service that publishes through an outbox. */
+/**
+ * The outbox gauges (read from the database when /metrics is scraped) and messaging retention, for a service that
+ * publishes through an outbox.
+ */
 @Injectable()
 export class OutboxMonitorHost implements OnApplicationBootstrap, OnApplicationShutdown {
   readonly monitor: OutboxMonitor;
-  private readonly tasks: PeriodicTask[];
+  private readonly retention: PeriodicTask;
 
   constructor(
     @Inject(SERVICE_CONFIG) config: BaseConfig,
@@ -26,6 +29,7 @@ export class OutboxMonitorHost implements OnApplicationBootstrap, OnApplicationS
       dataSource,
       slotName: settings.slotName,
       registry,
+      probeMaxAgeMs: settings.probeIntervalMs,
       logger: log,
       retention: {
         outboxMs: settings.outboxRetentionMs,
@@ -34,18 +38,19 @@ export class OutboxMonitorHost implements OnApplicationBootstrap, OnApplicationS
         maxBatches: 20,
       },
     });
-    this.tasks = [
-      new PeriodicTask('outbox-probe', settings.probeIntervalMs, () => this.monitor.probe(), log),
-      new PeriodicTask('messaging-retention', settings.retentionIntervalMs, () => this.monitor.prune(), log),
-    ];
+    this.retention = new PeriodicTask(
+      'messaging-retention',
+      settings.retentionIntervalMs,
+      () => this.monitor.prune(),
+      log,
+    );
   }
 
-  async onApplicationBootstrap(): Promise<void> {
-    await this.tasks[0].runOnce();
-    for (const task of this.tasks) task.start();
+  onApplicationBootstrap(): void {
+    this.retention.start();
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await Promise.all(this.tasks.map((t) => t.stop()));
+    await this.retention.stop();
   }
 }

@@ -21,8 +21,9 @@ export const FulfillmentConfigSchema = BaseConfigSchema.extend({
   CARRIER_FAIL_SKUS: PatternList,
   /** Customers whose address the carrier cannot deliver to (exact, or a prefix ending in `*`). */
   CARRIER_FAIL_CUSTOMERS: PatternList,
-  /** How often the notifier step sends pending notifications. */
+  /** How often the notifier step sends pending notifications; while it finds none the pause doubles up to the idle one. */
   NOTIFIER_INTERVAL_MS: z.coerce.number().int().min(20).default(500),
+  NOTIFIER_IDLE_INTERVAL_MS: z.coerce.number().int().min(20).default(5_000),
   /** Notifications one notifier pass sends at most. */
   NOTIFIER_BATCH_SIZE: z.coerce.number().int().min(1).max(1_000).default(100),
   /** Discount of the voucher in the "paid but out of stock" apology. */

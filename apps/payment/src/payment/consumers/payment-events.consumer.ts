@@ -13,6 +13,7 @@ import {
 import { PspCredentialRegistry } from '@checkout/service-kit';
 import { RequestRefundHandler } from '../commands/refund-payment/refund-payment.handler';
 import { MovePaymentHandler, storeCause } from '../commands/move-payment/move-payment.handler';
+import { ChargeWorker } from '../commands/charge-payment/charge-payment.handler';
 import { findPaymentByOrder } from '../database/payment.repository';
 
 /**
@@ -33,6 +34,7 @@ export class PaymentEventsConsumer {
     private readonly accounts: PspCredentialRegistry,
     private readonly refunds: RequestRefundHandler,
     private readonly move: MovePaymentHandler,
+    private readonly charges: ChargeWorker,
   ) {}
 
   /**
@@ -51,6 +53,8 @@ export class PaymentEventsConsumer {
       events.map((e) => ({ tenantId: e.tenantId, orderId: e.payload.orderId })),
     );
     for (const event of events) await ctx.eventScope(event, () => this.recordAttempt(ctx.tx, event));
+    // The charge worker polls slowly while idle: the attempts just recorded are charged as soon as they commit.
+    ctx.afterCommit(async () => this.charges.wake());
   }
 
   @EventPattern('inventory.unavailable-after-payment')

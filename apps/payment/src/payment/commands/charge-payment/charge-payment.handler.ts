@@ -99,11 +99,20 @@ export class ChargeWorker implements OnApplicationBootstrap, BeforeApplicationSh
     private readonly logger: PinoLogger,
   ) {
     logger.setContext('ChargeWorker');
-    this.task = new PeriodicTask('charge-worker', config.PAYMENT_CHARGE_POLL_MS, () => this.poll(), logger);
+    this.task = new PeriodicTask('charge-worker', config.PAYMENT_CHARGE_POLL_MS, () => this.poll(), logger, {
+      maxMs: Math.max(config.PAYMENT_CHARGE_IDLE_POLL_MS, config.PAYMENT_CHARGE_POLL_MS),
+    });
   }
 
   onApplicationBootstrap(): void {
     this.task.start();
+    // Attempts left by a previous run are charged now, not after the first pause.
+    this.task.wake();
+  }
+
+  /** New attempts were committed (by this process's consumer): look for them now. */
+  wake(): void {
+    this.task.wake();
   }
 
   /** Charges sent to the PSP whose answer is not recorded yet. */
@@ -121,14 +130,16 @@ export class ChargeWorker implements OnApplicationBootstrap, BeforeApplicationSh
 
   /**
    * One round (never two at once: its periodic task): claim as many new attempts as there are free slots, in one
-   * statement, and charge them concurrently.
+   * statement, and charge them concurrently. Returns how many it claimed (0: idle, the pause grows).
    */
-  private async poll(): Promise<void> {
+  private async poll(): Promise<number | undefined> {
     try {
       const free = this.config.PAYMENT_CHARGE_CONCURRENCY - this.inFlight;
-      if (free <= 0) return;
-      if (this.stopped) return;
-      for (const row of await this.move.claimNew(this.dataSource, free)) {
+      // Busy, not idle: every slot is charging, and each one that frees looks again itself.
+      if (free <= 0) return undefined;
+      if (this.stopped) return undefined;
+      const claimed = await this.move.claimNew(this.dataSource, free);
+      for (const row of claimed) {
         const charging: Promise<void> = this.charge
           .execute(row)
           .then(() => undefined)
@@ -142,8 +153,10 @@ export class ChargeWorker implements OnApplicationBootstrap, BeforeApplicationSh
           });
         this.charging.add(charging);
       }
+      return claimed.length;
     } catch (error) {
       this.logger.error({ err: String(error) }, 'charge poll failed');
+      return undefined;
     }
   }
 }

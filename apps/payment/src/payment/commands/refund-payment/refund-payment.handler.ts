@@ -74,7 +74,9 @@ export class RefundWorker implements OnApplicationBootstrap, OnApplicationShutdo
     private readonly logger: PinoLogger,
   ) {
     logger.setContext('RefundWorker');
-    this.task = new PeriodicTask('refund-worker', config.PAYMENT_REFUND_POLL_MS, () => this.poll(), logger);
+    this.task = new PeriodicTask('refund-worker', config.PAYMENT_REFUND_POLL_MS, () => this.poll(), logger, {
+      maxMs: Math.max(config.PAYMENT_REFUND_IDLE_POLL_MS, config.PAYMENT_REFUND_POLL_MS),
+    });
   }
 
   onApplicationBootstrap(): void {
@@ -85,8 +87,11 @@ export class RefundWorker implements OnApplicationBootstrap, OnApplicationShutdo
     return this.task.stop();
   }
 
-  /** Claims due refunds (a lease: next_attempt_at moves ahead) and sends them; one round at a time. */
-  private async poll(): Promise<void> {
+  /**
+   * Claims due refunds (a lease: next_attempt_at moves ahead) and sends them; one round at a time. Returns how many
+   * it claimed (0: idle, the pause grows up to PAYMENT_REFUND_IDLE_POLL_MS).
+   */
+  private async poll(): Promise<number | undefined> {
     try {
       const lease = this.config.PAYMENT_PSP_TIMEOUT_MS * (this.config.PAYMENT_PSP_RETRIES + 1) + 5_000;
       const due = await updateReturning<RefundRow>(
@@ -98,8 +103,10 @@ export class RefundWorker implements OnApplicationBootstrap, OnApplicationShutdo
         [lease],
       );
       await Promise.all(due.map((r) => this.send(r)));
+      return due.length;
     } catch (error) {
       this.logger.error({ err: String(error) }, 'refund poll failed');
+      return undefined;
     }
   }
 

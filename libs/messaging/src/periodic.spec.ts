@@ -1,0 +1,106 @@
+import { afterEach, beforeEach, describe, it } from '@jest/globals';
+import assert from 'node:assert/strict';
+import { withGlobal } from '@sinonjs/fake-timers';
+import { PeriodicTask } from './periodic';
+
+const quiet = { info() {}, warn() {}, error() {} };
+
+describe('PeriodicTask', () => {
+  // The spec environment runs in the process's own realm, without jest's fake timers: sinon's, on this realm.
+  let clock: ReturnType<ReturnType<typeof withGlobal>['install']>;
+  beforeEach(() => {
+    clock = withGlobal(globalThis).install({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+  });
+  afterEach(() => {
+    clock.uninstall();
+  });
+
+  /** A task whose passes report `work[i]` items (0 when the list is exhausted) and are timestamped. */
+  function task(work: number[], idleMaxMs?: number) {
+    const at: number[] = [];
+    const t = new PeriodicTask(
+      'spec',
+      100,
+      async () => {
+        at.push(Date.now());
+        return work.shift() ?? 0;
+      },
+      quiet,
+      idleMaxMs === undefined ? undefined : { maxMs: idleMaxMs },
+    );
+    return { t, at };
+  }
+
+  it('without idle backoff, runs every intervalMs whatever a pass found', async () => {
+    const { t, at } = task([]);
+    const start = Date.now();
+    t.start();
+    await clock.tickAsync(1_000);
+    await t.stop();
+    assert.equal(at.length, 10);
+    assert.equal(at[9] - start, 1_000);
+  });
+
+  it('with idle backoff, doubles the pause while passes find nothing, up to maxMs, and resets on work', async () => {
+    const { t, at } = task([0, 0, 0, 0, 0, 3, 0], 1_000);
+    const start = Date.now();
+    t.start();
+    await clock.tickAsync(100 + 200 + 400 + 800 + 1_000 + 1_000 + 100);
+    await t.stop();
+    // Pauses: 100, then 200, 400, 800, 1000 (capped), 1000; the 6th pass found 3 items, so the next pause is 100.
+    assert.deepEqual(
+      at.map((x) => x - start),
+      [100, 300, 700, 1_500, 2_500, 3_500, 3_600],
+    );
+  });
+
+  it('wake() runs a pass at once and brings the pause back to intervalMs', async () => {
+    const { t, at } = task([], 10_000);
+    const start = Date.now();
+    t.start();
+    await clock.tickAsync(100 + 200 + 400);
+    assert.equal(t.nextDelayMs, 800);
+    t.wake();
+    await clock.tickAsync(0);
+    assert.equal(at.at(-1)! - start, 700, 'the woken pass ran at once');
+    assert.equal(at.length, 4);
+    await clock.tickAsync(200);
+    assert.equal(at.length, 5, 'the next pass came after 200 ms (100 doubled once), not 1,600');
+    await t.stop();
+  });
+
+  it('wake() during a pass runs one more pass right after it (the running one may have looked too early)', async () => {
+    let release!: () => void;
+    let runs = 0;
+    const t = new PeriodicTask(
+      'spec',
+      60_000,
+      async () => {
+        runs += 1;
+        if (runs === 1) await new Promise<void>((r) => (release = r));
+        return 0;
+      },
+      quiet,
+      { maxMs: 60_000 },
+    );
+    t.start();
+    t.wake();
+    await clock.tickAsync(0);
+    assert.equal(runs, 1);
+    t.wake();
+    t.wake();
+    release();
+    await clock.tickAsync(0);
+    assert.equal(runs, 2, 'one more pass, not one per wake');
+    await t.stop();
+  });
+
+  it('a stopped task does not wake', async () => {
+    const { t, at } = task([], 1_000);
+    t.start();
+    await t.stop();
+    t.wake();
+    await clock.tickAsync(5_000);
+    assert.equal(at.length, 0);
+  });
+});
