@@ -73,18 +73,32 @@ export class ContractViolation extends Error {
 const describe = (error: z.ZodError): string =>
   error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
 
+/** The full envelope schema of each type and version, built once: zod compiles a schema on its first parse. */
+const ENVELOPE_SCHEMAS = new Map<string, z.ZodType>(
+  Object.entries(EVENT_SCHEMAS).flatMap(([type, versions]) =>
+    Object.entries(versions as Record<number, z.ZodType>).map(
+      ([version, payload]) => [`${type}@${version}`, envelopeOf(type, Number(version), payload)] as const,
+    ),
+  ),
+);
+
 /** Validates an envelope object against the contract of its type and version; throws ContractViolation. */
 export function validateEvent(value: unknown): SagaEvent {
+  const { type, version } = (value ?? {}) as { type?: unknown; version?: unknown };
+  const schema = ENVELOPE_SCHEMAS.get(`${String(type)}@${String(version)}`);
+  const full = schema?.safeParse(value);
+  if (full?.success) return full.data as SagaEvent;
+  // The slow path, for a message that is not a valid event: say which part of it is wrong.
   const envelope = RawEnvelope.safeParse(value);
   if (!envelope.success) throw new ContractViolation('CONTRACT.INVALID_ENVELOPE', describe(envelope.error));
-  const { type, version } = envelope.data;
-  if (!isEventType(type)) throw new ContractViolation('CONTRACT.UNKNOWN_TYPE', `unknown event type ${type}`);
-  const versions: Record<number, z.ZodType> = EVENT_SCHEMAS[type];
-  const schema = versions[version];
-  if (!schema) throw new ContractViolation('CONTRACT.UNKNOWN_TYPE', `unknown version ${version} of ${type}`);
-  const full = envelopeOf(type, version, schema).safeParse(value);
-  if (!full.success) throw new ContractViolation('CONTRACT.INVALID_PAYLOAD', describe(full.error));
-  return full.data as SagaEvent;
+  if (!isEventType(envelope.data.type))
+    throw new ContractViolation('CONTRACT.UNKNOWN_TYPE', `unknown event type ${envelope.data.type}`);
+  if (!schema)
+    throw new ContractViolation(
+      'CONTRACT.UNKNOWN_TYPE',
+      `unknown version ${envelope.data.version} of ${envelope.data.type}`,
+    );
+  throw new ContractViolation('CONTRACT.INVALID_PAYLOAD', describe(full!.error));
 }
 
 /** Parses a Kafka message value (JSON text of the envelope) and validates it; throws ContractViolation. */
