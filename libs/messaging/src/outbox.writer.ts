@@ -32,17 +32,20 @@ export class OutboxWriter {
   /** Validates the event against its contract and inserts it; returns the full envelope. */
   async append<T extends EventType>(manager: EntityManager, event: NewEvent<T>): Promise<SagaEvent<T>> {
     requireTransaction(manager, 'append');
-    const [{ last_sequence: sequence }] = await manager.query(
-      `INSERT INTO saga_sequence (saga_id, last_sequence) VALUES ($1, 1)
-       ON CONFLICT (saga_id) DO UPDATE SET last_sequence = saga_sequence.last_sequence + 1
-       RETURNING last_sequence`,
-      [event.sagaId],
-    );
-    const envelope = this.envelope(event, sequence, new Date().toISOString(), this.currentTraceparent());
-    await manager.query(
-      `INSERT INTO outbox (id, aggregate_type, aggregate_id, type, version, tenant_id, saga_id, correlation_id,
+    // Validated with a stand-in sequence; the saga's next number is taken and written into the row and its
+    // envelope by the same statement (one round trip per event).
+    const envelope = this.envelope(event, 1, new Date().toISOString(), this.currentTraceparent());
+    const [{ sequence }] = await manager.query(
+      `WITH next AS (
+         INSERT INTO saga_sequence (saga_id, last_sequence) VALUES ($12, 1)
+         ON CONFLICT (saga_id) DO UPDATE SET last_sequence = saga_sequence.last_sequence + 1
+         RETURNING last_sequence)
+       INSERT INTO outbox (id, aggregate_type, aggregate_id, type, version, tenant_id, saga_id, correlation_id,
                            causation_id, traceparent, sequence, payload, occurred_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+       SELECT $1, $2, $3, $4, $5, $6, $12, $7, $8, $9, next.last_sequence,
+              jsonb_set($10::jsonb, '{sequence}', to_jsonb(next.last_sequence)), $11
+         FROM next
+       RETURNING sequence`,
       [
         envelope.eventId,
         this.aggregateType,
@@ -50,15 +53,15 @@ export class OutboxWriter {
         envelope.type,
         envelope.version,
         envelope.tenantId,
-        envelope.sagaId,
         envelope.correlationId,
         envelope.causationId,
         envelope.traceparent,
-        envelope.sequence,
         JSON.stringify(envelope),
         envelope.occurredAt,
+        envelope.sagaId,
       ],
     );
+    envelope.sequence = sequence;
     return envelope as SagaEvent<T>;
   }
 
