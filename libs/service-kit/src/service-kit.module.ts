@@ -2,6 +2,7 @@ import { DynamicModule, Global, Module, Provider } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { LoggerModule } from 'nestjs-pino';
+import { NamedStatementClient } from './named-statements';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import { DataSourceOptions } from 'typeorm';
 import { OutboxWriter } from '@checkout/messaging';
@@ -65,7 +66,11 @@ export function dataSourceOptions(
     migrationsTableName: 'typeorm_migrations',
     synchronize: false,
     migrationsRun: false,
-    extra: { max: Number(process.env.DB_POOL_SIZE ?? 20), application_name: process.env.SERVICE_NAME },
+    extra: {
+      max: Number(process.env.DB_POOL_SIZE ?? 20),
+      application_name: process.env.SERVICE_NAME,
+      ...(process.env.DB_PREPARED_STATEMENTS === 'false' ? {} : { Client: NamedStatementClient }),
+    },
   };
 }
 
@@ -100,6 +105,16 @@ export class ServiceKitModule {
           level: options.config.LOG_LEVEL,
           base: { service: options.config.SERVICE_NAME },
           autoLogging: { ignore: (req) => req.url?.startsWith('/health') === true || req.url === '/metrics' },
+          // An access line names the request and its answer; headers and bodies stay out of the hot path (and out
+          // of the logs): the trace of the request has the rest.
+          serializers: {
+            req: (req: { id: unknown; method: string; url: string }) => ({
+              id: req.id,
+              method: req.method,
+              url: req.url,
+            }),
+            res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
+          },
           redact: REDACTED_LOG_PATHS,
         },
       }),
