@@ -51,7 +51,12 @@ export function startTracing(serviceName: string, env: NodeJS.ProcessEnv = proce
         ignoreIncomingRequestHook: (req) => req.url?.startsWith('/health') === true || req.url === '/metrics',
       }),
       new ExpressInstrumentation(),
-      new PgInstrumentation({ enhancedDatabaseReporting: false }),
+      // A query span only inside a request's or an event's span: polling jobs and pool connects make no traces.
+      new PgInstrumentation({
+        enhancedDatabaseReporting: false,
+        requireParentSpan: true,
+        ignoreConnectSpans: true,
+      }),
     ],
   });
 }
