@@ -6,7 +6,10 @@ import { RecordSagaStep } from '../commands/record-step/record-step.handler';
 import { TRACKED_TYPES } from '../domain';
 import { SagaMetrics } from '../saga.metrics';
 
-/** Every saga topic of the contracts registry: each event is recorded as a step of its saga. */
+/**
+ * Every saga topic of the contracts registry: each event is recorded as a step of its saga, a partition's
+ * chunk of events per transaction (the tracker reads every event of every saga: it must cost little per event).
+ */
 @Controller()
 export class SagaEventsConsumer {
   constructor(
@@ -14,9 +17,9 @@ export class SagaEventsConsumer {
     private readonly metrics: SagaMetrics,
   ) {}
 
-  @EventPattern([...TRACKED_TYPES])
-  async step(@Payload() event: SagaEvent, @Ctx() { tx }: InboxContext): Promise<void> {
-    const outcome = await this.record.execute(tx, event);
-    if (outcome.recorded) this.metrics.stepRecorded(outcome.step.type, outcome.step.outcome);
+  @EventPattern([...TRACKED_TYPES], { batch: true })
+  async steps(@Payload() events: SagaEvent[], @Ctx() { tx }: InboxContext): Promise<void> {
+    for (const outcome of await this.record.executeAll(tx, events))
+      if (outcome.recorded) this.metrics.stepRecorded(outcome.step.type, outcome.step.outcome);
   }
 }

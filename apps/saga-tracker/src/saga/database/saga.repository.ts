@@ -122,6 +122,165 @@ export async function stuckOf(
   return rows;
 }
 
+/** A saga's key. */
+export interface SagaKey {
+  tenantId: string;
+  sagaId: string;
+}
+
+const keyArrays = (keys: readonly SagaKey[]) => [keys.map((k) => k.tenantId), keys.map((k) => k.sagaId)];
+
+/** Records many steps in one statement; returns the event ids recorded now (the others were already there). */
+export async function insertSteps(tx: EntityManager, steps: readonly StoredStep[]): Promise<Set<string>> {
+  const { rows } = await sql<{ event_id: string }>(
+    tx,
+    `INSERT INTO saga_step (event_id, tenant_id, saga_id, type, version, service, outcome, occurred_at,
+                            causation_id, correlation_id, traceparent, trace_id, sequence, facts)
+     SELECT * FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::text[], $5::int[], $6::text[], $7::text[],
+                          $8::timestamptz[], $9::uuid[], $10::text[], $11::text[], $12::text[], $13::int[],
+                          $14::jsonb[])
+     ON CONFLICT (event_id) DO NOTHING RETURNING event_id`,
+    [
+      steps.map((s) => s.eventId),
+      steps.map((s) => s.tenantId),
+      steps.map((s) => s.sagaId),
+      steps.map((s) => s.type),
+      steps.map((s) => s.version),
+      steps.map((s) => s.service),
+      steps.map((s) => s.outcome),
+      steps.map((s) => s.occurredAt),
+      steps.map((s) => s.causationId),
+      steps.map((s) => s.correlationId),
+      steps.map((s) => s.traceparent),
+      steps.map((s) => s.traceId),
+      steps.map((s) => s.sequence),
+      steps.map((s) => JSON.stringify(s.facts)),
+    ],
+  );
+  return new Set(rows.map((r) => r.event_id.toLowerCase()));
+}
+
+/**
+ * lockSaga for the first step of each of many sagas, in one statement and in key order (so that two chunks
+ * locking overlapping sagas cannot deadlock).
+ */
+export async function lockSagas(tx: EntityManager, firsts: readonly StoredStep[]): Promise<void> {
+  const sorted = [...firsts].sort(
+    (a, b) => a.tenantId.localeCompare(b.tenantId) || a.sagaId.localeCompare(b.sagaId),
+  );
+  await sql(
+    tx,
+    `INSERT INTO saga (tenant_id, saga_id, status, terminal, started, started_at, compensated, step_count,
+                       last_event_id, last_type, last_service, last_outcome, last_occurred_at)
+     SELECT f.tenant_id, f.saga_id, 'PENDING', false, false, f.at, false, 0, f.event_id, f.type, f.service,
+            f.outcome, f.at
+       FROM unnest($1::text[], $2::uuid[], $3::timestamptz[], $4::uuid[], $5::text[], $6::text[], $7::text[])
+            WITH ORDINALITY AS f(tenant_id, saga_id, at, event_id, type, service, outcome, n)
+      ORDER BY f.n
+     ON CONFLICT (tenant_id, saga_id) DO UPDATE SET updated_at = now()`,
+    [
+      sorted.map((s) => s.tenantId),
+      sorted.map((s) => s.sagaId),
+      sorted.map((s) => s.occurredAt),
+      sorted.map((s) => s.eventId),
+      sorted.map((s) => s.type),
+      sorted.map((s) => s.service),
+      sorted.map((s) => s.outcome),
+    ],
+  );
+}
+
+/** The stuck flags of many (locked) sagas, by `tenantId/sagaId`. */
+export async function stuckOfMany(
+  tx: EntityManager,
+  keys: readonly SagaKey[],
+): Promise<Map<string, Pick<SagaRow, 'stuck' | 'stuckSince' | 'stuckReason'>>> {
+  const { rows } = await sql<SagaKey & Pick<SagaRow, 'stuck' | 'stuckSince' | 'stuckReason'>>(
+    tx,
+    `SELECT s.tenant_id AS "tenantId", s.saga_id AS "sagaId", s.stuck, s.stuck_since AS "stuckSince",
+            s.stuck_reason AS "stuckReason"
+       FROM saga s JOIN unnest($1::text[], $2::uuid[]) AS k(tenant_id, saga_id)
+         ON s.tenant_id = k.tenant_id AND s.saga_id = k.saga_id`,
+    keyArrays(keys),
+  );
+  return new Map(rows.map((r) => [sagaKeyOf(r), r]));
+}
+
+/** Every recorded step of many sagas, grouped by `tenantId/sagaId`. */
+export async function stepsOfMany(
+  tx: EntityManager,
+  keys: readonly SagaKey[],
+): Promise<Map<string, StoredStep[]>> {
+  const { rows } = await sql<StoredStep>(
+    tx,
+    `SELECT ${STEP_COLUMNS} FROM saga_step
+      WHERE (tenant_id, saga_id) IN (SELECT * FROM unnest($1::text[], $2::uuid[]))`,
+    keyArrays(keys),
+  );
+  const out = new Map<string, StoredStep[]>();
+  for (const r of rows) {
+    const key = sagaKeyOf(r);
+    out.set(key, [...(out.get(key) ?? []), r]);
+  }
+  return out;
+}
+
+/** One saga's derived state and stuck flag, as saveStates writes it. */
+export interface SagaStateWrite extends SagaKey {
+  state: SagaState;
+  stuck: { stuck: boolean; since: Date | null; reason: StuckReason | null };
+}
+
+/** saveState for many sagas in one statement. */
+export async function saveStates(tx: EntityManager, writes: readonly SagaStateWrite[]): Promise<void> {
+  const col = <T>(f: (w: SagaStateWrite) => T) => writes.map(f);
+  await sql(
+    tx,
+    `UPDATE saga s SET status = v.status, terminal = v.terminal, started = v.started, started_at = v.started_at,
+                       terminal_at = v.terminal_at, compensated = v.compensated, step_count = v.step_count,
+                       last_event_id = v.last_event_id, last_type = v.last_type, last_service = v.last_service,
+                       last_outcome = v.last_outcome, last_occurred_at = v.last_occurred_at,
+                       waiting_step = v.waiting_step, waiting_service = v.waiting_service,
+                       waiting_compensation = v.waiting_compensation, waiting_since = v.waiting_since,
+                       stuck = v.stuck, stuck_since = v.stuck_since, stuck_reason = v.stuck_reason,
+                       updated_at = now()
+       FROM unnest($1::text[], $2::uuid[], $3::text[], $4::bool[], $5::bool[], $6::timestamptz[],
+                   $7::timestamptz[], $8::bool[], $9::int[], $10::uuid[], $11::text[], $12::text[], $13::text[],
+                   $14::timestamptz[], $15::text[], $16::text[], $17::bool[], $18::timestamptz[], $19::bool[],
+                   $20::timestamptz[], $21::text[])
+         AS v(tenant_id, saga_id, status, terminal, started, started_at, terminal_at, compensated, step_count,
+              last_event_id, last_type, last_service, last_outcome, last_occurred_at, waiting_step,
+              waiting_service, waiting_compensation, waiting_since, stuck, stuck_since, stuck_reason)
+      WHERE s.tenant_id = v.tenant_id AND s.saga_id = v.saga_id`,
+    [
+      col((w) => w.tenantId),
+      col((w) => w.sagaId),
+      col((w) => w.state.status),
+      col((w) => w.state.terminal),
+      col((w) => w.state.started),
+      col((w) => w.state.startedAt),
+      col((w) => w.state.terminalAt),
+      col((w) => w.state.compensated),
+      col((w) => w.state.stepCount),
+      col((w) => w.state.lastStep.eventId),
+      col((w) => w.state.lastStep.type),
+      col((w) => w.state.lastStep.service),
+      col((w) => w.state.lastStep.outcome),
+      col((w) => w.state.lastStep.occurredAt),
+      col((w) => w.state.waitingFor?.step ?? null),
+      col((w) => w.state.waitingFor?.service ?? null),
+      col((w) => w.state.waitingFor?.compensation ?? null),
+      col((w) => w.state.waitingFor?.since ?? null),
+      col((w) => w.stuck.stuck),
+      col((w) => w.stuck.since),
+      col((w) => w.stuck.reason),
+    ],
+  );
+}
+
+/** The map key of a saga. */
+export const sagaKeyOf = (k: SagaKey): string => `${k.tenantId}/${k.sagaId.toLowerCase()}`;
+
 /** A page of saga keys after the given one, in key order (for re-deriving every saga). */
 export async function sagaKeysAfter(
   ds: DataSource,

@@ -12,12 +12,17 @@ import {
   traceIdOf,
 } from '../../domain';
 import {
+  SagaStateWrite,
   StoredStep,
-  insertStep,
-  lockSaga,
+  insertSteps,
+  lockSagas,
+  sagaKeyOf,
   saveState,
+  saveStates,
   stepsOf,
+  stepsOfMany,
   stuckOf,
+  stuckOfMany,
 } from '../../database/saga.repository';
 
 /**
@@ -49,8 +54,9 @@ export type RecordOutcome =
   { recorded: false } | { recorded: true; state: SagaState; step: StoredStep; stillStuck: boolean };
 
 /**
- * RecordSagaStep: stores one saga event as a step and derives the saga's state again from all its steps, in
- * the consumer's inbox transaction. A saga that moved is no longer stuck; only the sweep marks sagas stuck.
+ * RecordSagaStep: stores saga events as steps and derives each touched saga's state again from all its steps, in
+ * the consumer's inbox transaction, a chunk of events in a fixed number of statements. A saga that moved is no
+ * longer stuck; only the sweep marks sagas stuck.
  */
 export class RecordSagaStep {
   constructor(
@@ -59,11 +65,54 @@ export class RecordSagaStep {
   ) {}
 
   async execute(tx: EntityManager, event: SagaEvent): Promise<RecordOutcome> {
+    return (await this.executeAll(tx, [event]))[0];
+  }
+
+  /** Records a chunk of events; the outcomes are in the order of the events. */
+  async executeAll(tx: EntityManager, events: readonly SagaEvent[]): Promise<RecordOutcome[]> {
+    const steps = events.map((event) => this.stepOf(event));
+    const recorded = await insertSteps(tx, steps);
+    const fresh = steps.filter((s) => recorded.has(s.eventId.toLowerCase()));
+    if (fresh.length === 0) return steps.map(() => ({ recorded: false }));
+    const firsts = new Map<string, StoredStep>();
+    for (const s of fresh) if (!firsts.has(sagaKeyOf(s))) firsts.set(sagaKeyOf(s), s);
+    await lockSagas(tx, [...firsts.values()]);
+    const keys = [...firsts.values()].map(({ tenantId, sagaId }) => ({ tenantId, sagaId }));
+    const [before, stepsBySaga] = await Promise.all([stuckOfMany(tx, keys), stepsOfMany(tx, keys)]);
+    const now = this.clock();
+    const derived = new Map<string, SagaStateWrite & { stillStuck: boolean }>();
+    for (const key of keys) {
+      const k = sagaKeyOf(key);
+      const state = deriveSagaState(stepsBySaga.get(k) ?? []);
+      const was = before.get(k);
+      const verdict = stuckVerdict(state, now, this.timeouts);
+      // Still stuck only if it was and still is: the sweep decides (and logs) when a saga becomes stuck.
+      const stillStuck = (was?.stuck ?? false) && verdict.stuck;
+      derived.set(k, {
+        ...key,
+        state,
+        stillStuck,
+        stuck: {
+          stuck: stillStuck,
+          since: stillStuck ? (was?.stuckSince ?? null) : null,
+          reason: stillStuck ? verdict.reason : null,
+        },
+      });
+    }
+    await saveStates(tx, [...derived.values()]);
+    return steps.map((step) => {
+      if (!recorded.has(step.eventId.toLowerCase())) return { recorded: false };
+      const { state, stillStuck } = derived.get(sagaKeyOf(step))!;
+      return { recorded: true, state, step, stillStuck };
+    });
+  }
+
+  private stepOf(event: SagaEvent): StoredStep {
     // The tenant and saga checks (SAGA.UNKNOWN_TENANT, SAGA.SAGA_MISMATCH) are the consumer transport's.
     const outcome = OUTCOME_OF[event.type];
     // A type added to the registry but not classified here is parked (and replayable), never guessed.
     if (!outcome) throw new NonRetryableError('SAGA.UNCLASSIFIED_TYPE', `no outcome class for ${event.type}`);
-    const step: StoredStep = {
+    return {
       eventId: event.eventId,
       tenantId: event.tenantId,
       sagaId: event.sagaId,
@@ -80,15 +129,5 @@ export class RecordSagaStep {
       sequence: event.sequence,
       facts: factsOf(event.payload),
     };
-    if (!(await insertStep(tx, step))) return { recorded: false };
-    await lockSaga(tx, step);
-    const { state, stillStuck } = await rederiveSaga(
-      tx,
-      step.tenantId,
-      step.sagaId,
-      this.timeouts,
-      this.clock(),
-    );
-    return { recorded: true, state, step, stillStuck };
   }
 }
