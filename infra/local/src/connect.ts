@@ -143,12 +143,20 @@ export async function startConnect(config: StackConfig, jars: Jars): Promise<boo
 export async function registerConnectors(config: StackConfig): Promise<string[]> {
   const names: string[] = [];
   for (const def of connectorDefinitions()) {
-    const { status, body } = await rest(config, `/connectors/${def.name}/config`, {
-      method: 'PUT',
-      body: JSON.stringify(def.config),
-    });
-    if (status !== 200 && status !== 201)
-      throw new Error(`registering ${def.name} failed (${status}): ${JSON.stringify(body)}`);
+    // PUT is idempotent: a worker still joining its group (409), or too busy to answer in time, is asked again.
+    const answer = await waitFor(
+      `connector ${def.name} registered`,
+      async () => {
+        const { status, body } = await rest(config, `/connectors/${def.name}/config`, {
+          method: 'PUT',
+          body: JSON.stringify(def.config),
+        });
+        return status === 409 || status >= 500 ? false : { status, body };
+      },
+      { timeoutMs: 120_000, intervalMs: 500 },
+    );
+    if (answer.status !== 200 && answer.status !== 201)
+      throw new Error(`registering ${def.name} failed (${answer.status}): ${JSON.stringify(answer.body)}`);
     names.push(def.name);
   }
   for (const name of names) {

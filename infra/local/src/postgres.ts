@@ -107,6 +107,8 @@ export function serverFlags(config: StackConfig, socketDir: string): string {
     '-c max_wal_senders=16',
     '-c max_connections=400',
     '-c shared_buffers=256MB',
+    // Per-statement counts and times (pg_stat_statements view, after CREATE EXTENSION): where the database's CPU goes.
+    '-c shared_preload_libraries=pg_stat_statements',
   ].join(' ');
 }
 

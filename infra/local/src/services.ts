@@ -42,7 +42,9 @@ export function serviceEnv(config: StackConfig, name: string): Record<string, st
     PAYMENT_PSP_TIMEOUT_MS: '1000',
     PAYMENT_PSP_RETRIES: '1',
     PAYMENT_RECONCILE_INTERVAL_MS: '1000',
-    PAYMENT_RECONCILE_AFTER_MS: '3000',
+    // Well past one charge call's whole budget (2 attempts of 1 s): a pending attempt asked about while its call
+    // still hangs settles by reconciliation and never shows the `unknown` the PSP-timeout specs look for.
+    PAYMENT_RECONCILE_AFTER_MS: '6000',
     // Each pass lists the PSP's charges of every tenant over HTTP: the simulator's whole idle cost at 2 s.
     PAYMENT_ORPHAN_SWEEP_INTERVAL_MS: '5000',
     PAYMENT_ORPHAN_MIN_AGE_MS: '4000',
