@@ -68,6 +68,9 @@ export function dataSourceOptions(
     migrationsRun: false,
     extra: {
       max: Number(process.env.DB_POOL_SIZE ?? 20),
+      // A connection idle for a minute is closed (pg's default is 10 s): each new one costs a SCRAM login on both
+      // sides, and a periodic job that runs every few seconds would otherwise open one again and again.
+      idleTimeoutMillis: 60_000,
       application_name: process.env.SERVICE_NAME,
       ...(process.env.DB_PREPARED_STATEMENTS === 'false' ? {} : { Client: NamedStatementClient }),
     },
@@ -81,7 +84,9 @@ export class ServiceKitModule {
   static forRoot(options: ServiceKitOptions): DynamicModule {
     const registry = new Registry();
     registry.setDefaultLabels({ service: options.config.SERVICE_NAME });
-    collectDefaultMetrics({ register: registry });
+    // The event-loop delay histogram samples on a timer: prom-client's 10 ms default woke every service 100 times a
+    // second at rest (half of its idle CPU); 50 ms still gives a p99 over some 300 samples per 15 s scrape.
+    collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 50 });
     const providers: Provider[] = [
       { provide: SERVICE_CONFIG, useValue: options.config },
       { provide: METRICS_REGISTRY, useValue: registry },

@@ -1,4 +1,4 @@
-import { EntityManager } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { Line } from '../domain';
 import { sql } from './sql';
 
@@ -227,4 +227,12 @@ export async function setAvailable(
     ],
   );
   return rows[0];
+}
+
+/** Whether any tenant has a held reservation past its expiry (what the expiry job looks at before a pass). */
+export async function anyReservationDue(db: DataSource): Promise<boolean> {
+  const [{ due }]: { due: boolean }[] = await db.query(
+    `SELECT EXISTS (SELECT 1 FROM reservation WHERE status = 'held' AND expires_at <= now()) AS due`,
+  );
+  return due;
 }

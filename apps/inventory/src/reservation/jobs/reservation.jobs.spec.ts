@@ -37,7 +37,10 @@ describe('ReservationJobs: one tenant failing does not stop the pass for the oth
     } as unknown as PinoLogger;
     const jobs = new ReservationJobs(
       { INVENTORY_EXPIRY_BATCH_SIZE: 100 } as InventoryConfig,
-      { transaction: (fn: (tx: unknown) => unknown) => fn({}) } as unknown as DataSource,
+      {
+        transaction: (fn: (tx: unknown) => unknown) => fn({}),
+        query: () => Promise.resolve([{ due: true }]),
+      } as unknown as DataSource,
       tenants,
       expire,
       repair,
@@ -54,5 +57,35 @@ describe('ReservationJobs: one tenant failing does not stop the pass for the oth
         ['drift', 'broken'],
       ],
     );
+  });
+});
+
+describe('ReservationJobs: expiry at rest', () => {
+  it('looks once and runs no tenant pass while no held reservation is due', async () => {
+    const tenants = new TenantRegistry(['a', 'b'].map((id) => ({ id, apiKeySha256: hashApiKey(id) })));
+    let passes = 0;
+    const looks: string[] = [];
+    const jobs = new ReservationJobs(
+      { INVENTORY_EXPIRY_BATCH_SIZE: 100 } as InventoryConfig,
+      {
+        transaction: () => {
+          passes += 1;
+          return Promise.resolve([]);
+        },
+        query: (text: string) => {
+          looks.push(text);
+          return Promise.resolve([{ due: false }]);
+        },
+      } as unknown as DataSource,
+      tenants,
+      { execute: () => Promise.resolve([]) } as unknown as ExpireReservations,
+      { execute: () => Promise.resolve([]) } as unknown as RepairDrift,
+      { expired: { inc: () => undefined } } as unknown as InventoryMetrics,
+      { setContext: () => undefined } as unknown as PinoLogger,
+    );
+    assert.equal(await jobs.expireAll(), 0);
+    assert.equal(passes, 0, 'no per-tenant transaction');
+    assert.equal(looks.length, 1);
+    assert.match(looks[0], /status = 'held' AND expires_at <= now\(\)/);
   });
 });

@@ -32,6 +32,11 @@ export class StuckSweepJob implements OnApplicationBootstrap, BeforeApplicationS
   }
 
   private async pass(): Promise<void> {
+    // At rest nothing is open: no horizon to sample (16 topics' end offsets and the group's commits).
+    if (!(await this.sweep.mayFindStuck(new Date()))) {
+      await this.sweep.execute(null);
+      return;
+    }
     const asOf = await this.horizon.sample().catch((error: unknown) => {
       this.logger.warn(
         { err: String(error) },

@@ -26,6 +26,15 @@ export class SweepStuckSagas {
     private readonly batch: number,
   ) {}
 
+  /**
+   * Whether any open saga could be judged stuck as of `now` (or any earlier instant: a saga that is no candidate
+   * now was none before). When none could, the sweep needs no read horizon (which costs Kafka admin requests).
+   */
+  async mayFindStuck(now: Date): Promise<boolean> {
+    const shortest = Math.min(...Object.values(this.timeouts.steps));
+    return (await stuckCandidates(this.dataSource, now, shortest, this.timeouts.overallMs, 1)).length > 0;
+  }
+
   async execute(asOf: Date | null): Promise<SweepResult> {
     const ended = await claimEndedDurations(this.dataSource, this.batch);
     for (const e of ended) this.metrics.sagaEnded(e.tenantId, e.status as OrderStatus, e.seconds);
