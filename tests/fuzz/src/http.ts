@@ -74,10 +74,12 @@ export function send(req: RawRequest, timeoutMs = 15_000): Promise<RawAnswer> {
 }
 
 /** Why an answer breaks "bad input gets a clear 4xx error", or null when it is a 2xx or a 4xx of the shape. */
-export function badAnswer(answer: RawAnswer): string | null {
+export function badAnswer(answer: RawAnswer, method = 'GET'): string | null {
   if (answer.status >= 200 && answer.status < 300) return null;
   if (answer.status < 400 || answer.status >= 500)
     return `answered ${answer.status}: ${answer.text.slice(0, 300)}`;
+  // A HEAD answer has no body by definition: its status is all there is to check.
+  if (method === 'HEAD') return null;
   if (!ErrorShape.safeParse(answer.json).success)
     return `answered ${answer.status} without the error shape: ${answer.text.slice(0, 300)}`;
   return null;

@@ -27,6 +27,8 @@ export async function checkProperty<T>(
     await fc.assert(property, parameters);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    throw new Error(`${name}: replay with FUZZ_SEED=${seed}\n${message}`, { cause: error });
+    const cause = (error as { cause?: unknown }).cause;
+    const why = cause instanceof Error ? `\n${cause.message}` : '';
+    throw new Error(`${name}: replay with FUZZ_SEED=${seed}\n${message}${why}`, { cause: error });
   }
 }
