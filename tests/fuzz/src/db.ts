@@ -51,7 +51,7 @@ export class TableWatch {
   }
 
   /** Waits until no watched table changes for `quietMs` (leftovers of earlier specs settled). */
-  async quiet(quietMs = 1_500, timeoutMs = 60_000): Promise<TableMarks> {
+  async quiet(quietMs = 1_000, timeoutMs = 60_000): Promise<TableMarks> {
     let last = await this.marks();
     let since = Date.now();
     return waitFor(
