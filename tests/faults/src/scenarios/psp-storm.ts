@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { CheckoutApi, SERVICE_URLS, expectBody, request } from '@checkout/e2e';
-import { TopicReader } from '@checkout/testing';
+import { TopicReader, waitFor } from '@checkout/testing';
 import {
   ScenarioResult,
   ScenarioStack,
@@ -87,8 +87,20 @@ export async function run(_stack: ScenarioStack, options: PspStormOptions = {}):
   let faultEndedAt = Date.now();
   try {
     ({ orderIds, refused } = await placeCheckouts(api, mix, checkouts, { perSecond }));
+    // The storm lasts until every order's charge has been asked for (or a minute): the charges happen in it.
+    await waitFor(
+      'every order charged at least once',
+      async () => {
+        for (const id of orderIds) {
+          const payments = await api.payments(id).catch(() => []);
+          if (!payments.some((p) => p.chargeRequests > 0)) return false;
+        }
+        return true;
+      },
+      { timeoutMs: 60_000, intervalMs: 1_000 },
+    ).catch(() => undefined);
   } finally {
-    // The storm ends once every checkout is in; the sagas recover in calm weather (webhooks still under way).
+    // Then calm weather, in which the sagas recover (webhooks of the storm still under way).
     await setKnobs({
       ...calm,
       hangRate: 0,
@@ -108,6 +120,7 @@ export async function run(_stack: ScenarioStack, options: PspStormOptions = {}):
     let forgedAccepted = 0;
     let wronglyCancelled = 0;
     let settledByReconciliation = 0;
+    let unknownPayments = 0;
     for (const id of orderIds) {
       const [ledger, order, payments, raw] = await Promise.all([
         api.ledger(id),
@@ -128,6 +141,7 @@ export async function run(_stack: ScenarioStack, options: PspStormOptions = {}):
         extra.push(`order ${id} CANCELLED while the PSP kept its money`);
       }
       if (payments.some((p) => p.history.some((h) => h.source === 'reconciliation'))) settledByReconciliation += 1;
+      if (payments.some((p) => p.history.some((h) => h.to === 'unknown'))) unknownPayments += 1;
     }
     const lost = await lostEvents(reader, api, orderIds);
     return resultRow(
@@ -140,6 +154,7 @@ export async function run(_stack: ScenarioStack, options: PspStormOptions = {}):
         forgedAccepted,
         wronglyCancelled,
         settledByReconciliation,
+        unknownPayments,
         successfulCharges: verdict.successfulCharges,
       },
       extra,
