@@ -35,7 +35,11 @@ async function start(options?: BootstrapOptions) {
   const app = await createService(EchoModule, config, options);
   await app.listen(0, '127.0.0.1');
   const { port } = app.getHttpServer().address() as AddressInfo;
-  const post = (body: string | Buffer, contentType = 'application/json', headers: Record<string, string> = {}) =>
+  const post = (
+    body: string | Buffer,
+    contentType = 'application/json',
+    headers: Record<string, string> = {},
+  ) =>
     fetch(`http://127.0.0.1:${port}/echo`, {
       method: 'POST',
       headers: { 'content-type': contentType, ...headers },

@@ -68,7 +68,10 @@ describe('FaultProxy', () => {
     proxy.fault({ kind: 'stall' });
     c.socket.write('one,');
     c.socket.write('two');
-    await waitFor('bytes at the proxy', async () => proxy.stats.bytesUp === 7, { timeoutMs: 2_000, intervalMs: 5 });
+    await waitFor('bytes at the proxy', async () => proxy.stats.bytesUp === 7, {
+      timeoutMs: 2_000,
+      intervalMs: 5,
+    });
     assert.equal(proxy.stats.bytesDown, 0, 'nothing reached the server, so nothing came back');
     assert.equal(c.text(), '');
     proxy.fault({ kind: 'stall' }, 50);
@@ -105,7 +108,10 @@ describe('FaultProxy', () => {
     assert.equal(proxy.stats.swallowed, 4);
     const d = await connect(port);
     d.socket.write('ok');
-    await waitFor('echo after the black hole', async () => d.text() === 'ok', { timeoutMs: 2_000, intervalMs: 5 });
+    await waitFor('echo after the black hole', async () => d.text() === 'ok', {
+      timeoutMs: 2_000,
+      intervalMs: 5,
+    });
     d.socket.destroy();
   });
 

@@ -42,7 +42,12 @@ export interface Mix {
 }
 
 /** Creates `count` fresh SKUs (price and stock) for a run; returns their initial stock. */
-export async function freshSkus(api: CheckoutApi, prefix: string, count: number, stock: number): Promise<Record<string, number>> {
+export async function freshSkus(
+  api: CheckoutApi,
+  prefix: string,
+  count: number,
+  stock: number,
+): Promise<Record<string, number>> {
   const skus: Record<string, number> = {};
   for (let i = 0; i < count; i += 1) {
     const sku = uniqueSku(prefix);
@@ -108,7 +113,11 @@ export async function placeCheckouts(
 }
 
 /** Waits until every order is terminal or the deadline passes; returns when the last one got there (ms epoch). */
-export async function waitTerminal(api: CheckoutApi, orderIds: string[], timeoutMs: number): Promise<number | null> {
+export async function waitTerminal(
+  api: CheckoutApi,
+  orderIds: string[],
+  timeoutMs: number,
+): Promise<number | null> {
   const pending = new Set(orderIds);
   try {
     await waitFor(
@@ -171,7 +180,10 @@ export function resultRow(
 ): ScenarioResult {
   const doubleCharges = verdict.violations.filter((v) => v.kind === 'double_charge').length;
   const doubleRefunds = verdict.violations.filter((v) => v.kind === 'double_refund').length;
-  const violations = [...verdict.violations.map((v) => `${v.kind} ${v.subject}: ${v.message}`), ...extraViolations];
+  const violations = [
+    ...verdict.violations.map((v) => `${v.kind} ${v.subject}: ${v.message}`),
+    ...extraViolations,
+  ];
   const terminal = figures.orders - verdict.stuck.length;
   return {
     scenario,
@@ -181,7 +193,8 @@ export function resultRow(
     doubleCharges,
     doubleRefunds,
     lostEvents: figures.lostEvents,
-    timeToRecoverMs: figures.lastTerminalAt === null ? null : Math.max(0, figures.lastTerminalAt - figures.faultEndedAt),
+    timeToRecoverMs:
+      figures.lastTerminalAt === null ? null : Math.max(0, figures.lastTerminalAt - figures.faultEndedAt),
     violations,
     details,
     ok: violations.length === 0 && verdict.stuck.length === 0 && figures.lostEvents === 0,

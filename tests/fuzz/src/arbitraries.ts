@@ -57,7 +57,10 @@ export const extraHeaders: fc.Arbitrary<Record<string, string>> = fc.dictionary(
 export const pathSegment = (known: readonly string[] = []): fc.Arbitrary<string> =>
   fc.oneof(
     { weight: 4, arbitrary: fc.string({ maxLength: 80 }).map((s) => encodeURIComponent(s) || 'x') },
-    { weight: 2, arbitrary: fc.string({ unit: 'grapheme', maxLength: 40 }).map((s) => encodeURIComponent(s) || 'y') },
+    {
+      weight: 2,
+      arbitrary: fc.string({ unit: 'grapheme', maxLength: 40 }).map((s) => encodeURIComponent(s) || 'y'),
+    },
     {
       weight: 2,
       arbitrary: fc.constantFrom(
@@ -84,10 +87,23 @@ export const pathSegment = (known: readonly string[] = []): fc.Arbitrary<string>
   );
 
 /** A query string: random pairs plus the named parameters given odd values (arrays, nested, repeated). */
-export const queryString = (names: readonly string[], known: readonly string[] = []): fc.Arbitrary<string> => {
+export const queryString = (
+  names: readonly string[],
+  known: readonly string[] = [],
+): fc.Arbitrary<string> => {
   const value = fc.oneof(
     fc.string({ maxLength: 60 }).map(encodeURIComponent),
-    fc.constantFrom('%', '%ZZ', '', 'true', '1e9', '-1', '0', '99999999999999999999', ...known.map(encodeURIComponent)),
+    fc.constantFrom(
+      '%',
+      '%ZZ',
+      '',
+      'true',
+      '1e9',
+      '-1',
+      '0',
+      '99999999999999999999',
+      ...known.map(encodeURIComponent),
+    ),
   );
   const name = fc.oneof(
     fc.constantFrom(...names, ...names.map((n) => `${n}[]`), ...names.map((n) => `${n}[a]`), '__proto__[x]'),
@@ -136,10 +152,7 @@ const oddValue: fc.Arbitrary<unknown> = fc.oneof(
  */
 export function mutated(valid: unknown, depth = 0): fc.Arbitrary<unknown> {
   if (Array.isArray(valid))
-    return fc.oneof(
-      fc.array(mutated(valid[0], depth + 1), { maxLength: depth === 0 ? 120 : 3 }),
-      oddValue,
-    );
+    return fc.oneof(fc.array(mutated(valid[0], depth + 1), { maxLength: depth === 0 ? 120 : 3 }), oddValue);
   if (valid !== null && typeof valid === 'object') {
     const entries = Object.entries(valid as Record<string, unknown>);
     return fc
@@ -196,18 +209,20 @@ function payload(value: fc.Arbitrary<unknown>): fc.Arbitrary<Buffer> {
     { weight: 1, arbitrary: fc.uint8Array({ maxLength: 300 }).map((b) => Buffer.from(b)) },
     {
       weight: 1,
-      arbitrary: fc.constantFrom(
-        '{',
-        '{"a":',
-        '[1,2',
-        '{"__proto__":{"admin":true}}',
-        '{"constructor":{"prototype":{"x":1}}}',
-        '\ufeff{}',
-        'null',
-        '"x"',
-        '1e999999',
-        '{"a":1}{"b":2}',
-      ).map((s) => Buffer.from(s, 'utf8')),
+      arbitrary: fc
+        .constantFrom(
+          '{',
+          '{"a":',
+          '[1,2',
+          '{"__proto__":{"admin":true}}',
+          '{"constructor":{"prototype":{"x":1}}}',
+          '\ufeff{}',
+          'null',
+          '"x"',
+          '1e999999',
+          '{"a":1}{"b":2}',
+        )
+        .map((s) => Buffer.from(s, 'utf8')),
     },
     {
       weight: 1,

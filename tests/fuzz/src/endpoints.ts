@@ -35,7 +35,12 @@ const noBody = fc.oneof(
 
 /** A request with a body near `valid` (or any JSON) and the tenant headers. */
 const withBody = (valid: unknown) =>
-  bodyPlan(fc.oneof({ weight: 4, arbitrary: mutated(valid) }, { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 3 }) }));
+  bodyPlan(
+    fc.oneof(
+      { weight: 4, arbitrary: mutated(valid) },
+      { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 3 }) },
+    ),
+  );
 
 function build(
   service: FuzzService,
@@ -44,15 +49,13 @@ function build(
   body: fc.Arbitrary<BodyPlan>,
   headers: fc.Arbitrary<Record<string, string>> = fc.constant({}),
 ): fc.Arbitrary<RawRequest> {
-  return fc
-    .tuple(path, authorization, extraHeaders, headers, body)
-    .map(([p, auth, extra, own, plan]) => ({
-      service,
-      method,
-      path: p,
-      headers: { ...extra, ...auth, ...own, ...plan.headers },
-      body: plan.body,
-    }));
+  return fc.tuple(path, authorization, extraHeaders, headers, body).map(([p, auth, extra, own, plan]) => ({
+    service,
+    method,
+    path: p,
+    headers: { ...extra, ...auth, ...own, ...plan.headers },
+    body: plan.body,
+  }));
 }
 
 /** The Idempotency-Key header of a checkout: fresh keys mostly, odd ones and none sometimes. */
@@ -99,7 +102,10 @@ const chargeEvent = (known: KnownEntities) => ({
 const webhook = (known: KnownEntities): fc.Arbitrary<RawRequest> =>
   fc
     .tuple(
-      fc.oneof({ weight: 4, arbitrary: mutated(chargeEvent(known)) }, { weight: 1, arbitrary: fc.jsonValue() }),
+      fc.oneof(
+        { weight: 4, arbitrary: mutated(chargeEvent(known)) },
+        { weight: 1, arbitrary: fc.jsonValue() },
+      ),
       fc.constantFrom('valid', 'valid', 'valid', 'stale', 'wrong-secret', 'malformed', 'none'),
       extraHeaders,
     )
@@ -181,14 +187,25 @@ export const ENDPOINTS: Endpoint[] = [
     service: 'order',
     method: 'GET',
     route: '/v1/orders/{orderId}',
-    request: (k) => build('order', 'GET', uuidOr([k.orderId]).map((s) => `/v1/orders/${s}`), noBody),
+    request: (k) =>
+      build(
+        'order',
+        'GET',
+        uuidOr([k.orderId]).map((s) => `/v1/orders/${s}`),
+        noBody,
+      ),
   },
   {
     service: 'order',
     method: 'POST',
     route: '/v1/orders/{orderId}/cancel',
     request: (k) =>
-      build('order', 'POST', uuidOr([k.orderId]).map((s) => `/v1/orders/${s}/cancel`), noBody),
+      build(
+        'order',
+        'POST',
+        uuidOr([k.orderId]).map((s) => `/v1/orders/${s}/cancel`),
+        noBody,
+      ),
   },
   {
     service: 'inventory',
@@ -206,14 +223,25 @@ export const ENDPOINTS: Endpoint[] = [
     service: 'inventory',
     method: 'GET',
     route: '/v1/stock/{sku}',
-    request: (k) => build('inventory', 'GET', pathSegment([k.sku]).map((s) => `/v1/stock/${s}`), noBody),
+    request: (k) =>
+      build(
+        'inventory',
+        'GET',
+        pathSegment([k.sku]).map((s) => `/v1/stock/${s}`),
+        noBody,
+      ),
   },
   {
     service: 'payment',
     method: 'GET',
     route: '/v1/payments?orderId=',
     request: (k) =>
-      build('payment', 'GET', queryString(['orderId'], [k.orderId]).map((q) => `/v1/payments${q}`), noBody),
+      build(
+        'payment',
+        'GET',
+        queryString(['orderId'], [k.orderId]).map((q) => `/v1/payments${q}`),
+        noBody,
+      ),
   },
   {
     service: 'payment',
@@ -223,7 +251,9 @@ export const ENDPOINTS: Endpoint[] = [
       build(
         'payment',
         'GET',
-        queryString(['state'], ['pending', 'succeeded', 'refund_failed']).map((q) => `/v1/payments/refunds${q}`),
+        queryString(['state'], ['pending', 'succeeded', 'refund_failed']).map(
+          (q) => `/v1/payments/refunds${q}`,
+        ),
         noBody,
       ),
   },
@@ -310,13 +340,25 @@ export const ENDPOINTS: Endpoint[] = [
     service: 'saga-tracker',
     method: 'GET',
     route: '/v1/sagas/{orderId}',
-    request: (k) => build('saga-tracker', 'GET', uuidOr([k.orderId]).map((s) => `/v1/sagas/${s}`), noBody),
+    request: (k) =>
+      build(
+        'saga-tracker',
+        'GET',
+        uuidOr([k.orderId]).map((s) => `/v1/sagas/${s}`),
+        noBody,
+      ),
   },
   {
     service: 'saga-tracker',
     method: 'GET',
     route: '/sagas/{orderId} (page)',
-    request: (k) => build('saga-tracker', 'GET', uuidOr([k.orderId]).map((s) => `/sagas/${s}`), noBody),
+    request: (k) =>
+      build(
+        'saga-tracker',
+        'GET',
+        uuidOr([k.orderId]).map((s) => `/sagas/${s}`),
+        noBody,
+      ),
   },
   {
     service: 'psp-simulator',
@@ -339,7 +381,9 @@ export const ENDPOINTS: Endpoint[] = [
       build(
         'psp-simulator',
         'GET',
-        queryString(['reference', 'from', 'to', 'limit'], ['2026-01-01T00:00:00Z']).map((q) => `/v1/charges${q}`),
+        queryString(['reference', 'from', 'to', 'limit'], ['2026-01-01T00:00:00Z']).map(
+          (q) => `/v1/charges${q}`,
+        ),
         noBody,
         fc.constantFrom<Record<string, string>>({}, { authorization: 'Bearer sk_test_acme_dev_0123456789' }),
       ),

@@ -123,7 +123,10 @@ export function poison(topic: EventType): fc.Arbitrary<PoisonMessage> {
         'saga-mismatch',
         fc
           .tuple(fc.uuid(), fc.uuid())
-          .map(([id, other]) => ({ ...envelope(topic, 'acme', id, orderCreatedPayload({ orderId: id })), sagaId: other })),
+          .map(([id, other]) => ({
+            ...envelope(topic, 'acme', id, orderCreatedPayload({ orderId: id })),
+            sagaId: other,
+          })),
       ),
     );
   return fc.oneof(...kinds);

@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { loadStackConfig } from '@checkout/testing';
 
 /** The services with an HTTP API in the local stack. */
-export type FuzzService = 'order' | 'inventory' | 'payment' | 'fulfillment' | 'saga-tracker' | 'psp-simulator';
+export type FuzzService =
+  'order' | 'inventory' | 'payment' | 'fulfillment' | 'saga-tracker' | 'psp-simulator';
 
 /** One raw request: the path is sent byte for byte (no URL normalisation), headers and body as given. */
 export interface RawRequest {
@@ -23,7 +24,10 @@ export interface RawAnswer {
 }
 
 /** The error body every service answers with (PRODUCT.md section 4): `{ error, message, ...details }`. */
-export const ErrorShape = z.looseObject({ error: z.string().regex(/^[A-Z][A-Z0-9_.]*$/), message: z.string() });
+export const ErrorShape = z.looseObject({
+  error: z.string().regex(/^[A-Z][A-Z0-9_.]*$/),
+  message: z.string(),
+});
 
 const ports = loadStackConfig().servicePorts;
 
@@ -62,7 +66,9 @@ export function send(req: RawRequest, timeoutMs = 15_000): Promise<RawAnswer> {
         });
       },
     );
-    r.on('timeout', () => r.destroy(new Error(`${req.method} ${req.path}: no answer within ${timeoutMs} ms`)));
+    r.on('timeout', () =>
+      r.destroy(new Error(`${req.method} ${req.path}: no answer within ${timeoutMs} ms`)),
+    );
     r.on('error', (error: NodeJS.ErrnoException) => {
       // The server hung up on a request it would not read (e.g. a body far over the limit): no answer at all.
       if (error.code === 'ECONNRESET' || error.code === 'EPIPE')
@@ -87,6 +93,9 @@ export function badAnswer(answer: RawAnswer, method = 'GET'): string | null {
 
 /** A short description of a request for failure messages. */
 export function describeRequest(req: RawRequest): string {
-  const body = req.body === undefined ? '' : ` body(${req.body.length} B)=${JSON.stringify(req.body.subarray(0, 200).toString('latin1'))}`;
+  const body =
+    req.body === undefined
+      ? ''
+      : ` body(${req.body.length} B)=${JSON.stringify(req.body.subarray(0, 200).toString('latin1'))}`;
   return `${req.method} ${req.service} ${req.path} headers=${JSON.stringify(req.headers).slice(0, 400)}${body}`;
 }

@@ -53,7 +53,11 @@ describe('fuzz: every consumer parks poison on the DLQ with a reason and changes
           `${m.kind} message on ${topic} not parked by ${c} (parked by ${by.join(', ')}): ${m.value.toString('latin1').slice(0, 300)}`,
         );
       for (const l of letters) {
-        assert.match(l.headers['dlq-code'] ?? '', /^[A-Z-]+\.[A-Z_]+$/, `dead letter of ${m.kind} has a code`);
+        assert.match(
+          l.headers['dlq-code'] ?? '',
+          /^[A-Z-]+\.[A-Z_]+$/,
+          `dead letter of ${m.kind} has a code`,
+        );
         assert.ok((l.headers['dlq-reason'] ?? '').length > 0, `dead letter of ${m.kind} has a reason`);
         assert.equal(l.headers['dlq-original-topic'], topic);
         assert.equal(l.value, m.value.toString('utf8'), 'the dead letter keeps the original message');
@@ -62,7 +66,11 @@ describe('fuzz: every consumer parks poison on the DLQ with a reason and changes
     // Parked means applied nowhere: no consuming service wrote a row for any of them.
     const after = await Promise.all(services.map((w) => w.marks()));
     services.forEach((w, i) =>
-      assert.deepEqual(TableWatch.changed(before[i], after[i]), [], `${w.database} wrote rows for poison on ${topic}`),
+      assert.deepEqual(
+        TableWatch.changed(before[i], after[i]),
+        [],
+        `${w.database} wrote rows for poison on ${topic}`,
+      ),
     );
   }
 
@@ -71,7 +79,9 @@ describe('fuzz: every consumer parks poison on the DLQ with a reason and changes
       await Promise.all(CONSUMERS[topic].map((c) => watches.get(c)!.quiet()));
       await checkProperty(
         `poison on ${topic}`,
-        fc.asyncProperty(fc.array(poison(topic), { minLength: 1, maxLength: 6 }), (batch) => probe(topic, batch)),
+        fc.asyncProperty(fc.array(poison(topic), { minLength: 1, maxLength: 6 }), (batch) =>
+          probe(topic, batch),
+        ),
         3,
       );
     });

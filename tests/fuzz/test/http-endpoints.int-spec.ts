@@ -27,7 +27,12 @@ async function settled(orderId: string, authorization = ACME.authorization): Pro
   await waitFor(
     `order ${orderId} terminal`,
     async () => {
-      const answer = await send({ service: 'order', method: 'GET', path: `/v1/orders/${orderId}`, headers: { authorization } });
+      const answer = await send({
+        service: 'order',
+        method: 'GET',
+        path: `/v1/orders/${orderId}`,
+        headers: { authorization },
+      });
       const status = (answer.json as { status?: string } | undefined)?.status;
       return status !== undefined && (TERMINAL_STATUSES as readonly string[]).includes(status);
     },
@@ -52,15 +57,33 @@ describe('fuzz: every HTTP endpoint answers bad input with a 4xx and changes not
 
   beforeAll(async () => {
     await ok(
-      { service: 'inventory', method: 'PUT', path: `/v1/admin/stock/${known.sku}`, headers: ACME, body: json({ available: 5 }) },
+      {
+        service: 'inventory',
+        method: 'PUT',
+        path: `/v1/admin/stock/${known.sku}`,
+        headers: ACME,
+        body: json({ available: 5 }),
+      },
       200,
     );
     await ok(
-      { service: 'order', method: 'PUT', path: `/v1/admin/prices/${known.sku}`, headers: ACME, body: json({ unitPrice: 50_000, currency: 'VND' }) },
+      {
+        service: 'order',
+        method: 'PUT',
+        path: `/v1/admin/prices/${known.sku}`,
+        headers: ACME,
+        body: json({ unitPrice: 50_000, currency: 'VND' }),
+      },
       200,
     );
     await ok(
-      { service: 'order', method: 'POST', path: '/v1/admin/vouchers', headers: ACME, body: json({ code: known.voucherCode, percentOff: 10, maxRedemptions: 5 }) },
+      {
+        service: 'order',
+        method: 'POST',
+        path: '/v1/admin/vouchers',
+        headers: ACME,
+        body: json({ code: known.voucherCode, percentOff: 10, maxRedemptions: 5 }),
+      },
       201,
     );
     const placed = (await ok(
@@ -81,13 +104,18 @@ describe('fuzz: every HTTP endpoint answers bad input with a 4xx and changes not
     known.orderId = placed.orderId;
     await settled(placed.orderId);
     knobs = await ok({ service: 'psp-simulator', method: 'GET', path: '/v1/_admin/knobs', headers: {} }, 200);
-    for (const s of DB_SERVICES)
-      watches.set(s.name, await TableWatch.open(s.database, BACKGROUND_TABLES));
+    for (const s of DB_SERVICES) watches.set(s.name, await TableWatch.open(s.database, BACKGROUND_TABLES));
   });
 
   afterAll(async () => {
     if (knobs)
-      await send({ service: 'psp-simulator', method: 'PUT', path: '/v1/_admin/knobs', headers: { 'content-type': 'application/json' }, body: json(knobs) });
+      await send({
+        service: 'psp-simulator',
+        method: 'PUT',
+        path: '/v1/_admin/knobs',
+        headers: { 'content-type': 'application/json' },
+        body: json(knobs),
+      });
     for (const w of watches.values()) await w.close();
   });
 
@@ -107,7 +135,8 @@ describe('fuzz: every HTTP endpoint answers bad input with a 4xx and changes not
     } else if (req.method !== 'GET') {
       // An accepted write may start a saga: let it end so that the next case starts at rest.
       const orderId = (answer.json as { orderId?: unknown } | undefined)?.orderId;
-      if (req.path === '/v1/checkout' && typeof orderId === 'string') await settled(orderId, req.headers.authorization);
+      if (req.path === '/v1/checkout' && typeof orderId === 'string')
+        await settled(orderId, req.headers.authorization);
       await watch.quiet();
     }
   }
@@ -123,7 +152,14 @@ describe('fuzz: every HTTP endpoint answers bad input with a 4xx and changes not
     });
   }
 
-  for (const service of ['order', 'inventory', 'payment', 'fulfillment', 'saga-tracker', 'psp-simulator'] as const) {
+  for (const service of [
+    'order',
+    'inventory',
+    'payment',
+    'fulfillment',
+    'saga-tracker',
+    'psp-simulator',
+  ] as const) {
     it(`unknown routes and methods of ${service}`, async () => {
       await checkProperty(`${service} unknown routes`, fc.asyncProperty(unknownRoute(service), probe), 15);
     });

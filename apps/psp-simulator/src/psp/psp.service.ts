@@ -279,7 +279,10 @@ export class PspService implements OnApplicationBootstrap, OnApplicationShutdown
   }
 
   /** Posts one forged or replayed copy of an event, once (no retry), and records how the receiver answered. */
-  private async deliverForged(event: WebhookEvent, forged: 'bad-signature' | 'stale-timestamp'): Promise<void> {
+  private async deliverForged(
+    event: WebhookEvent,
+    forged: 'bad-signature' | 'stale-timestamp',
+  ): Promise<void> {
     const account = this.accounts.forAccount(event.account);
     if (!account) return;
     const body = JSON.stringify(event);

@@ -65,7 +65,8 @@ export async function run(stack: ScenarioStack, options: NetworkFaultOptions = {
     await stopServiceProcess(config, SERVICE);
     const env = serviceEnv(config, SERVICE);
     env.DATABASE_URL = env.DATABASE_URL.replace(`127.0.0.1:${config.pg.port}/`, `127.0.0.1:${proxyPort}/`);
-    if (!env.DATABASE_URL.includes(`:${proxyPort}/`)) throw new Error(`cannot route ${SERVICE}'s DATABASE_URL through the proxy`);
+    if (!env.DATABASE_URL.includes(`:${proxyPort}/`))
+      throw new Error(`cannot route ${SERVICE}'s DATABASE_URL through the proxy`);
     const pid = startDetached(config.run, config.logs, {
       name: SERVICE,
       command: process.execPath,

@@ -53,8 +53,18 @@ const Deliveries = z.looseObject({
 
 /** Sets the simulator's knobs; returns them as they were before. */
 export async function setKnobs(knobs: StormKnobs): Promise<StormKnobs> {
-  const before = expectBody('GET knobs', await request('GET', `${SERVICE_URLS.psp}/v1/_admin/knobs`), 200, Knobs);
-  expectBody('PUT knobs', await request('PUT', `${SERVICE_URLS.psp}/v1/_admin/knobs`, { body: knobs }), 200, Knobs);
+  const before = expectBody(
+    'GET knobs',
+    await request('GET', `${SERVICE_URLS.psp}/v1/_admin/knobs`),
+    200,
+    Knobs,
+  );
+  expectBody(
+    'PUT knobs',
+    await request('PUT', `${SERVICE_URLS.psp}/v1/_admin/knobs`, { body: knobs }),
+    200,
+    Knobs,
+  );
   return before as StormKnobs;
 }
 
@@ -140,7 +150,8 @@ export async function run(_stack: ScenarioStack, options: PspStormOptions = {}):
         wronglyCancelled += 1;
         extra.push(`order ${id} CANCELLED while the PSP kept its money`);
       }
-      if (payments.some((p) => p.history.some((h) => h.source === 'reconciliation'))) settledByReconciliation += 1;
+      if (payments.some((p) => p.history.some((h) => h.source === 'reconciliation')))
+        settledByReconciliation += 1;
       if (payments.some((p) => p.history.some((h) => h.to === 'unknown'))) unknownPayments += 1;
     }
     const lost = await lostEvents(reader, api, orderIds);
