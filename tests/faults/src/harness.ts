@@ -58,21 +58,29 @@ export async function freshSkus(
   return skus;
 }
 
+/** How the checkouts of a run were answered in the end. */
+export interface Placed {
+  orderIds: string[];
+  /** Refused for good with a 4xx (e.g. 409 OUT_OF_STOCK), by error code. */
+  refused: Record<string, number>;
+  /** Retried past the deadline without an answer the client could act on: the client does not know its order. */
+  unresolved: number;
+  retries: number;
+}
+
 /**
  * Places `count` checkouts, `perSecond` at most, each retried with its own Idempotency-Key while the answer is a
- * 503 or 409 IDEMPOTENCY_KEY_IN_USE or no answer at all (the client contract of PRODUCT.md section 4), until
- * `retryForMs` passes. Returns the accepted order ids and how many were refused for good (409 OUT_OF_STOCK etc.).
+ * 503, a 409 IDEMPOTENCY_KEY_IN_USE or no answer at all (the client contract of PRODUCT.md section 4), until
+ * `retryForMs` passes; a replay of an accepted key answers its order id again, so no accepted order is lost.
  */
 export async function placeCheckouts(
   api: CheckoutApi,
   mix: Mix,
   count: number,
-  { perSecond = 20, retryForMs = 90_000 } = {},
-): Promise<{ orderIds: string[]; refused: number; retries: number }> {
+  { perSecond = 5, retryForMs = 180_000 } = {},
+): Promise<Placed> {
   const skus = Object.keys(mix.skus);
-  const orderIds: string[] = [];
-  let refused = 0;
-  let retries = 0;
+  const placed: Placed = { orderIds: [], refused: {}, unresolved: 0, retries: 0 };
   const one = async (i: number) => {
     const key = randomUUID();
     const body = {
@@ -85,18 +93,22 @@ export async function placeCheckouts(
     for (;;) {
       const answer = await api.checkout(body, key).catch(() => undefined);
       if (answer?.status === 202) {
-        orderIds.push(CheckoutAccepted.parse(answer.json).orderId);
+        placed.orderIds.push(CheckoutAccepted.parse(answer.json).orderId);
         return;
       }
+      const code = (answer?.json as { error?: string } | undefined)?.error;
       const retryable =
-        !answer ||
-        answer.status === 503 ||
-        (answer.status === 409 && (answer.json as { error?: string })?.error === 'IDEMPOTENCY_KEY_IN_USE');
-      if (!retryable || Date.now() > deadline) {
-        refused += 1;
+        !answer || answer.status === 503 || (answer.status === 409 && code === 'IDEMPOTENCY_KEY_IN_USE');
+      if (!retryable) {
+        const what = `${answer.status} ${code ?? ''}`.trim();
+        placed.refused[what] = (placed.refused[what] ?? 0) + 1;
         return;
       }
-      retries += 1;
+      if (Date.now() > deadline) {
+        placed.unresolved += 1;
+        return;
+      }
+      placed.retries += 1;
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
   };
@@ -109,8 +121,14 @@ export async function placeCheckouts(
     inFlight.push(one(i));
   }
   await Promise.all(inFlight);
-  return { orderIds, refused, retries };
+  return placed;
 }
+
+/** The refusals of a run as one figure for the result row, e.g. "409 OUT_OF_STOCK x3". */
+export const refusals = (refused: Record<string, number>): string =>
+  Object.entries(refused)
+    .map(([what, n]) => `${what} x${n}`)
+    .join(', ') || 'none';
 
 /** Waits until every order is terminal or the deadline passes; returns when the last one got there (ms epoch). */
 export async function waitTerminal(

@@ -18,6 +18,7 @@ import {
   freshSkus,
   lostEvents,
   placeCheckouts,
+  refusals,
   resultRow,
   waitTerminal,
 } from '../harness';
@@ -55,7 +56,7 @@ const DEFAULT_SCHEDULE: FaultStep[] = [
  */
 export async function run(stack: ScenarioStack, options: NetworkFaultOptions = {}): Promise<ScenarioResult> {
   const { config } = stack;
-  const { checkouts = 300, perSecond = 10, schedule = DEFAULT_SCHEDULE, recoverWithinMs = 180_000 } = options;
+  const { checkouts = 300, perSecond = 5, schedule = DEFAULT_SCHEDULE, recoverWithinMs = 180_000 } = options;
   const api = new CheckoutApi('acme');
   const proxy = new FaultProxy({ host: '127.0.0.1', port: config.pg.port });
   const proxyPort = await proxy.listen();
@@ -92,8 +93,10 @@ export async function run(stack: ScenarioStack, options: NetworkFaultOptions = {
     }
     proxy.heal();
     const faultEndedAt = Date.now();
-    const { orderIds, refused, retries } = await placing;
-    log(`${orderIds.length} accepted, ${refused} refused, ${retries} retries; waiting for every saga to end`);
+    const { orderIds, refused, unresolved, retries } = await placing;
+    log(
+      `${orderIds.length} accepted, ${refusals(refused)} refused, ${retries} retries; waiting for every saga to end`,
+    );
     const lastTerminalAt = await waitTerminal(api, orderIds, recoverWithinMs);
     const verdict = await conservation(api, mix, orderIds);
     const lost = await lostEvents(reader, api, orderIds);
@@ -102,12 +105,14 @@ export async function run(stack: ScenarioStack, options: NetworkFaultOptions = {
       verdict,
       { orders: orderIds.length, lostEvents: lost, faultEndedAt, lastTerminalAt },
       {
-        refused,
+        refused: refusals(refused),
+        unresolved,
         retries,
         connections: proxy.stats.accepted,
         resets: proxy.stats.reset,
         swallowedBytes: proxy.stats.swallowed,
       },
+      unresolved > 0 ? [`${unresolved} checkouts never got an answer the client could act on`] : [],
     );
   } finally {
     await reader.stop();
