@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { AddressInfo } from 'node:net';
+import { gzipSync } from 'node:zlib';
 import { Body, Controller, Module, Post, RawBodyRequest, Req } from '@nestjs/common';
 import { Request } from 'express';
 import { LoggerModule } from 'nestjs-pino';
@@ -34,10 +35,14 @@ async function start(options?: BootstrapOptions) {
   const app = await createService(EchoModule, config, options);
   await app.listen(0, '127.0.0.1');
   const { port } = app.getHttpServer().address() as AddressInfo;
-  const post = (body: string, contentType = 'application/json') =>
+  const post = (
+    body: string | Buffer,
+    contentType = 'application/json',
+    headers: Record<string, string> = {},
+  ) =>
     fetch(`http://127.0.0.1:${port}/echo`, {
       method: 'POST',
-      headers: { 'content-type': contentType },
+      headers: { 'content-type': contentType, ...headers },
       body,
     });
   return { app, post };
@@ -87,6 +92,24 @@ describe('bootstrapService / createService', () => {
         message: 'request body is not valid JSON',
         issues: [{ path: '', message: 'malformed JSON' }],
       });
+    }
+  });
+
+  // Issue 18 (fuzz): a body whose Content-Encoding lies answered 500 INTERNAL.
+  it('answers a body that does not decompress with 400 VALIDATION_FAILED, a real gzip body as usual', async () => {
+    for (const { post } of [plain, raw]) {
+      for (const encoding of ['gzip', 'deflate', 'br']) {
+        const res = await post('{"a":1}', 'application/json', { 'content-encoding': encoding });
+        assert.equal(res.status, 400, `Content-Encoding: ${encoding} on plain bytes`);
+        assert.deepEqual(await res.json(), {
+          error: 'VALIDATION_FAILED',
+          message: 'request body could not be read as sent (Content-Encoding or Content-Length)',
+          issues: [{ path: '', message: 'unreadable body' }],
+        });
+      }
+      const zipped = await post(gzipSync('{"a":1}'), 'application/json', { 'content-encoding': 'gzip' });
+      assert.equal(zipped.status, 201);
+      assert.deepEqual(((await zipped.json()) as { body: unknown }).body, { a: 1 });
     }
   });
 });

@@ -133,9 +133,23 @@ export function bodyParserErrors(error: unknown, _req: Request, res: Response, n
     res
       .status(415)
       .json({ error: 'UNSUPPORTED_MEDIA_TYPE', message: 'unsupported body charset or encoding' });
+  } else if (isClientBodyError(error)) {
+    // A body that cannot be read as sent: a gzip/deflate/br body that does not decompress, a Content-Length the
+    // bytes do not match. The parser says 400 (no `type`); left to Nest it became a 500 INTERNAL (issue 18).
+    res.status(400).json({
+      error: 'VALIDATION_FAILED',
+      message: 'request body could not be read as sent (Content-Encoding or Content-Length)',
+      issues: [{ path: '', message: 'unreadable body' }],
+    });
   } else {
     next(error);
   }
+}
+
+/** An http-errors error of the body parser that blames the request (status 400, exposed to the client). */
+function isClientBodyError(error: unknown): boolean {
+  const e = error as { status?: unknown; expose?: unknown } | null;
+  return e?.status === 400 && e.expose === true;
 }
 
 /**

@@ -21,7 +21,32 @@ export interface Knobs {
   jitterMs: number;
   errorRate: number;
   errorMode: 'before' | 'after';
+  /** Share of charges whose answer hangs PSP_SIM_HANG_MS (past the caller's timeout); the charge still happens. */
+  hangRate: number;
+  /** Share of charges that happen but whose answer is lost: the connection is dropped without a response. */
+  lostResponseRate: number;
+  /** Each webhook event is delivered this many times (a real PSP's at-least-once delivery). */
+  webhookCopies: number;
+  /** Each delivery waits a random 0..this ms first, so that deliveries of events arrive shuffled. */
+  webhookShuffleMs: number;
+  /** Share of deliveries sent with a signature that does not match (a forgery): the receiver must refuse them. */
+  badSignatureRate: number;
+  /** Share of deliveries signed with a timestamp an hour old (a replay): the receiver must refuse them. */
+  staleTimestampRate: number;
 }
+
+/** The storm knobs off: what a simulator started without them does. */
+export const CALM_STORM_KNOBS = {
+  hangRate: 0,
+  lostResponseRate: 0,
+  webhookCopies: 1,
+  webhookShuffleMs: 0,
+  badSignatureRate: 0,
+  staleTimestampRate: 0,
+} as const;
+
+/** How old a replayed (stale) delivery's signature timestamp is. */
+const STALE_SIGNATURE_AGE_S = 3_600;
 
 /**
  * A scripted fault for one reference: each of the next `times` requests of that operation waits `delayMs`, then
@@ -41,6 +66,13 @@ export interface Fault {
 export class InjectedFailure extends Error {
   constructor(readonly status: number) {
     super(`injected failure ${status}`);
+  }
+}
+
+/** Raised when a request was processed but its answer must be lost: the controller drops the connection. */
+export class LostResponse extends Error {
+  constructor() {
+    super('the answer is lost');
   }
 }
 
@@ -67,6 +99,7 @@ export class PspService implements OnApplicationBootstrap, OnApplicationShutdown
       jitterMs: config.PSP_SIM_LATENCY_JITTER_MS,
       errorRate: config.PSP_SIM_ERROR_RATE,
       errorMode: config.PSP_SIM_ERROR_MODE,
+      ...CALM_STORM_KNOBS,
     };
   }
 
@@ -88,7 +121,8 @@ export class PspService implements OnApplicationBootstrap, OnApplicationShutdown
         behaviour.settle === 'now' ? behaviour.outcome : 'pending',
       ),
     );
-    if (behaviour.hang) await this.sleep(this.config.PSP_SIM_HANG_MS);
+    if (behaviour.hang || Math.random() < this.knobs.hangRate) await this.sleep(this.config.PSP_SIM_HANG_MS);
+    if (!answer.replayed && Math.random() < this.knobs.lostResponseRate) throw new LostResponse();
     return { object: { ...answer.object }, replayed: answer.replayed };
   }
 
@@ -174,7 +208,7 @@ export class PspService implements OnApplicationBootstrap, OnApplicationShutdown
     if (webhook === 'none') return;
     this.later(this.config.PSP_SIM_WEBHOOK_DELAY_MS, async () => {
       const event = this.store.newEvent('refund.succeeded', refund);
-      for (let i = 0; i < (webhook === 'three-times' ? 3 : 1); i++) await this.deliver(event);
+      await this.deliverCopies(event, webhook === 'three-times' ? 3 : 1);
     });
   }
 
@@ -187,25 +221,25 @@ export class PspService implements OnApplicationBootstrap, OnApplicationShutdown
       case 'once':
         if (behaviour.settle === 'now') {
           this.later(c.PSP_SIM_WEBHOOK_DELAY_MS, () =>
-            this.deliver(this.store.newEvent(type(charge), charge)),
+            this.deliverCopies(this.store.newEvent(type(charge), charge)),
           );
         } else {
           const delay = behaviour.settle === '3ds' ? c.PSP_SIM_3DS_DELAY_MS : c.PSP_SIM_LATE_WEBHOOK_DELAY_MS;
           this.later(delay, () => {
             const settled = this.store.settle(charge.id, behaviour.outcome);
-            return this.deliver(this.store.newEvent(type(settled), settled));
+            return this.deliverCopies(this.store.newEvent(type(settled), settled));
           });
         }
         break;
       case 'after-hang':
         this.later(c.PSP_SIM_TIMEOUT_WEBHOOK_DELAY_MS, () =>
-          this.deliver(this.store.newEvent(type(charge), charge)),
+          this.deliverCopies(this.store.newEvent(type(charge), charge)),
         );
         break;
       case 'three-times':
         this.later(c.PSP_SIM_WEBHOOK_DELAY_MS, async () => {
           const event = this.store.newEvent(type(charge), charge);
-          for (let i = 0; i < 3; i++) await this.deliver(event);
+          await this.deliverCopies(event, 3);
         });
         break;
       case 'none':
@@ -216,13 +250,70 @@ export class PspService implements OnApplicationBootstrap, OnApplicationShutdown
         break;
       case 'success-then-stale-failure':
         this.later(c.PSP_SIM_WEBHOOK_DELAY_MS, async () => {
-          await this.deliver(this.store.newEvent('charge.succeeded', charge));
+          await this.deliverCopies(this.store.newEvent('charge.succeeded', charge));
           // A failure from an earlier processing step, delivered late: older `created`, failed snapshot.
           const stale = { ...charge, status: 'failed' as const, failureCode: 'processing_error' };
-          await this.deliver(this.store.newEvent('charge.failed', stale, charge.created - 1));
+          await this.deliverCopies(this.store.newEvent('charge.failed', stale, charge.created - 1));
         });
         break;
     }
+  }
+
+  /**
+   * Delivers an event `copies` times in a row (more under the webhookCopies knob). Under the storm knobs each
+   * copy may first wait a random while (shuffled against other events) and may go out forged (a signature that
+   * does not match) or replayed (an hour-old timestamp) instead of signed: sent once, recorded as such.
+   */
+  private async deliverCopies(event: WebhookEvent, copies = 1): Promise<void> {
+    const { webhookCopies, webhookShuffleMs, badSignatureRate, staleTimestampRate } = this.knobs;
+    const all = Array.from({ length: Math.max(copies, webhookCopies) }, async () => {
+      if (webhookShuffleMs > 0) await this.sleep(Math.random() * webhookShuffleMs);
+      const roll = Math.random();
+      if (roll < badSignatureRate) return this.deliverForged(event, 'bad-signature');
+      if (roll < badSignatureRate + staleTimestampRate) return this.deliverForged(event, 'stale-timestamp');
+      return this.deliver(event);
+    });
+    // Without shuffling, copies go one after another as before; with it, they race each other.
+    if (webhookShuffleMs > 0) await Promise.all(all);
+    else for (const copy of all) await copy;
+  }
+
+  /** Posts one forged or replayed copy of an event, once (no retry), and records how the receiver answered. */
+  private async deliverForged(
+    event: WebhookEvent,
+    forged: 'bad-signature' | 'stale-timestamp',
+  ): Promise<void> {
+    const account = this.accounts.forAccount(event.account);
+    if (!account) return;
+    const body = JSON.stringify(event);
+    const now = Math.floor(Date.now() / 1000);
+    const signature =
+      forged === 'stale-timestamp'
+        ? signatureHeader(account.webhookSecret, body, now - STALE_SIGNATURE_AGE_S)
+        : signatureHeader(`${account.webhookSecret}-forged`, body, now);
+    let status: number | null = null;
+    let error: string | null = null;
+    try {
+      const res = await fetch(`${this.config.PAYMENT_URL}/v1/psp/webhooks`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'psp-signature': signature },
+        body,
+        signal: AbortSignal.timeout(10_000),
+      });
+      status = res.status;
+      await res.arrayBuffer();
+    } catch (e) {
+      error = (e as Error).message;
+    }
+    this.store.recordDelivery({
+      eventId: event.id,
+      type: event.type,
+      reference: event.data.object.reference,
+      status,
+      error,
+      at: new Date().toISOString(),
+      forged,
+    });
   }
 
   /** Posts one event, signed with the tenant's secret, retrying with backoff until 2xx or out of attempts. */

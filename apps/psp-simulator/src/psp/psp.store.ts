@@ -65,6 +65,8 @@ export interface Delivery {
   status: number | null;
   error: string | null;
   at: string;
+  /** Set on a copy the storm knobs sent forged or replayed on purpose (it must have been refused). */
+  forged?: 'bad-signature' | 'stale-timestamp';
 }
 
 /** A stored idempotent request: its fingerprint and the object it created. */

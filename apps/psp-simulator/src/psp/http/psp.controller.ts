@@ -2,7 +2,7 @@ import { Body, Controller, Delete, Get, Headers, HttpCode, Post, Put, Query, Res
 import { Response } from 'express';
 import { z } from 'zod';
 import { ApiError, validate } from '@checkout/service-kit';
-import { Fault, InjectedFailure, PspService } from '../psp.service';
+import { Fault, InjectedFailure, LostResponse, PspService } from '../psp.service';
 import { Idempotent, PspRequestError } from '../psp.store';
 
 const IdempotencyKey = z.string().min(1).max(255);
@@ -30,8 +30,18 @@ const KnobsBody = z
     jitterMs: z.number().int().min(0).max(120_000),
     errorRate: z.number().min(0).max(1),
     errorMode: z.enum(['before', 'after']),
+    hangRate: z.number().min(0).max(1),
+    lostResponseRate: z.number().min(0).max(1),
+    webhookCopies: z.number().int().min(1).max(10),
+    webhookShuffleMs: z.number().int().min(0).max(60_000),
+    badSignatureRate: z.number().min(0).max(1),
+    staleTimestampRate: z.number().min(0).max(1),
   })
-  .partial();
+  .partial()
+  .refine(
+    (k) => (k.badSignatureRate ?? 0) + (k.staleTimestampRate ?? 0) <= 1,
+    'badSignatureRate + staleTimestampRate must be at most 1',
+  );
 const FaultBody = z.object({
   reference: z.string().min(1).max(128),
   operation: z.enum(['charge', 'refund']),
@@ -43,7 +53,12 @@ const FaultBody = z.object({
 });
 
 /** Maps the PSP's own failures to its answers; anything else is rethrown. */
-function answerFailure(error: unknown): never {
+function answerFailure(error: unknown, res: Response): never {
+  if (error instanceof LostResponse) {
+    // The work is done; the caller never hears of it, as when a connection drops mid-answer.
+    res.socket?.destroy();
+    throw new ApiError(502, 'PSP_ANSWER_LOST', 'the answer was lost');
+  }
   if (error instanceof PspRequestError) throw new ApiError(error.status, error.code, error.message);
   if (error instanceof InjectedFailure)
     throw new ApiError(error.status, 'PSP_UNAVAILABLE', 'the PSP had a problem');
@@ -81,7 +96,7 @@ export class PspController {
       if (replayed) request.res.setHeader('Idempotent-Replayed', 'true');
       return object;
     } catch (error) {
-      answerFailure(error);
+      answerFailure(error, request.res);
     }
   }
 
