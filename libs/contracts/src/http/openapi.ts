@@ -24,6 +24,10 @@ export const SERVICE_APIS = {
 } as const satisfies Record<string, ServiceApi>;
 export type ApiService = keyof typeof SERVICE_APIS;
 
+/** The operations of a service's contract as `<method> <path>`, sorted (what its controllers must serve). */
+export const contractRoutes = (service: ApiService): string[] =>
+  SERVICE_APIS[service].endpoints.map((e) => `${e.method} ${e.path}`).sort();
+
 /** Path of the OpenAPI document every service serves on its public port, without authentication. */
 export const OPENAPI_PATH = '/docs/openapi.json';
 

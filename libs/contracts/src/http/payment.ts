@@ -2,11 +2,14 @@ import { z } from 'zod';
 import { PAYMENT_STATES } from '../order-status';
 import { Currency, MinorUnits, OrderId } from '../primitives';
 import { ServiceApi } from './api';
-import { Count, Instant, OrderQuery } from './common';
+import { Count, Instant } from './common';
 
 /** States of a refund: retried while `pending`, parked as `refund_failed` for an operator. */
 export const REFUND_STATES = ['pending', 'succeeded', 'refund_failed'] as const;
 export type RefundState = (typeof REFUND_STATES)[number];
+
+/** `?orderId=` of `GET /v1/payments` (other query parameters are ignored). */
+export const PaymentsQuery = z.object({ orderId: OrderId });
 
 /** `?state=` of `GET /v1/payments/refunds`. */
 export const RefundsQuery = z.object({ state: z.enum(REFUND_STATES).optional() });
@@ -176,7 +179,7 @@ export const PAYMENT_API: ServiceApi = {
       method: 'get',
       path: '/v1/payments',
       summary: "The order's payment attempts with state, history and refund.",
-      query: OrderQuery,
+      query: PaymentsQuery,
       ok: { status: 200, description: 'The payments (none for an unknown order).', schema: PaymentsView },
       errors: ['VALIDATION_FAILED'],
     },

@@ -1,8 +1,8 @@
 import { Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import {
-  OrderQuery,
   OrphanChargesView,
+  PaymentsQuery,
   PaymentsView,
   RefundIdParam,
   RefundView,
@@ -38,7 +38,7 @@ export class PaymentsController {
   /** The order's payment attempts with state, history and refund. */
   @Get()
   async byOrder(@CurrentTenant() tenant: Tenant, @Query() query: unknown): Promise<PaymentsView> {
-    const { orderId } = validate(OrderQuery, query, 'query');
+    const { orderId } = validate(PaymentsQuery, query, 'query');
     const payments: PaymentRow[] = await this.dataSource.query(
       `SELECT * FROM payment_attempt WHERE tenant_id = $1 AND order_id = $2 ORDER BY created_at`,
       [tenant.id, orderId],
@@ -109,7 +109,7 @@ export class PaymentsController {
     @CurrentTenant() tenant: Tenant,
     @Param('refundId') refundId: string,
   ): Promise<RefundView> {
-    const { refundId: id } = validate(RefundIdParam, { refundId }, 'refundId');
+    const id = validate(RefundIdParam.shape.refundId, refundId, 'refundId');
     const rows = await updateReturning<RefundRow>(
       this.dataSource,
       `UPDATE refund SET state = 'pending', attempts = 0, next_attempt_at = now(), updated_at = now()
