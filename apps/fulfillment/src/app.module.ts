@@ -14,6 +14,7 @@ export class AppModule {
         ServiceKitModule.forRoot({
           config,
           database: DATABASE,
+          openApi: 'fulfillment',
           aggregateType: 'fulfillment',
           consumers: { codePrefix: 'FULFILLMENT' },
         }),

@@ -15,6 +15,7 @@ export class AppModule {
         ServiceKitModule.forRoot({
           config,
           database: DATABASE,
+          openApi: 'inventory',
           aggregateType: 'inventory',
           consumers: {
             codePrefix: 'INVENTORY',

@@ -39,6 +39,7 @@ export class AppModule {
         ServiceKitModule.forRoot({
           config,
           database: DATABASE,
+          openApi: 'order',
           aggregateType: 'order',
           consumers: { codePrefix: 'ORDER' },
         }),

@@ -25,6 +25,7 @@ export class AppModule {
         ServiceKitModule.forRoot({
           config,
           database: DATABASE,
+          openApi: 'payment',
           aggregateType: 'payment',
           pspCredentials: true,
           consumers: { codePrefix: 'PAYMENT', batchSize: config.PAYMENT_ATTEMPT_BATCH_SIZE },

@@ -4,13 +4,13 @@ import { randomUUID } from 'node:crypto';
 import { PinoLogger } from 'nestjs-pino';
 import { Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
+import { PspWebhookEvent as PspEventSchema } from '@checkout/contracts';
 import { OutboxWriter } from '@checkout/messaging';
 import { scratchDatabase } from '@checkout/testing';
 import { MIGRATIONS } from '../src/migrations';
 import {
   ApplyPspEventHandler,
   PspEvent,
-  PspEventSchema,
 } from '../src/payment/commands/apply-psp-event/apply-psp-event.handler';
 import { MovePaymentHandler } from '../src/payment/commands/move-payment/move-payment.handler';
 import { SettleRefundHandler } from '../src/payment/commands/settle-refund/settle-refund.handler';

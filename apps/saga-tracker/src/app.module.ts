@@ -14,6 +14,7 @@ export class AppModule {
         ServiceKitModule.forRoot({
           config,
           database: DATABASE,
+          openApi: 'saga-tracker',
           aggregateType: 'saga',
           consumers: { codePrefix: 'SAGA' },
         }),

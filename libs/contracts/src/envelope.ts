@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { OrderId, TenantId, Timestamp, Traceparent } from './primitives';
 
-/** Fields every event carries, whatever its payload (PRODUCT.md section 5). */
+/** Fields every event carries, whatever its payload (docs/asyncapi.yaml). */
 export const EnvelopeFields = {
   eventId: z.uuid(),
   type: z.string().regex(/^[a-z]+\.[a-z-]+$/),

@@ -1,5 +1,5 @@
 /**
- * Order statuses and payment states as the order API shows them (PRODUCT.md section 4): one list for the
+ * Order statuses and payment states as the order API shows them (docs/api.md, OrderView): one list for the
  * order service, the saga tracker, the conservation checker and any client.
  */
 export const ORDER_STATUSES = [

@@ -8,12 +8,13 @@ import {
 } from '@nestjs/common';
 import { Request, Response } from 'express';
 import { z } from 'zod';
+import { ErrorBody } from '@checkout/contracts';
 import { isInfrastructureError } from '@checkout/messaging';
 
 /** Retry-After of a 503 SERVICE_UNAVAILABLE: long enough for a pool to free a connection, short for a buyer. */
 const UNAVAILABLE_RETRY_AFTER_SECONDS = 1;
 
-/** An expected failure with a stable code, answered as `{ error, message, ...details }`. */
+/** An expected failure with a stable code, answered as ErrorBody `{ error, message, ...details }` (docs/api.md). */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
@@ -61,7 +62,8 @@ export class ApiErrorFilter implements ExceptionFilter {
     const http = host.switchToHttp();
     const res = http.getResponse<Response>();
     if (error instanceof ApiError) {
-      res.status(error.status).json({ error: error.code, message: error.message, ...error.details });
+      const body: ErrorBody = { error: error.code, message: error.message, ...error.details };
+      res.status(error.status).json(body);
       return;
     }
     // body-parser errors: malformed JSON, oversized body, wrong charset.

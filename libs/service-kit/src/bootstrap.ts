@@ -121,7 +121,7 @@ export async function listenService(
 export function bodyParserErrors(error: unknown, _req: Request, res: Response, next: NextFunction): void {
   const type = (error as { type?: string } | null)?.type;
   if (type === 'entity.parse.failed') {
-    // PRODUCT.md's 400 for every unusable body; `issues` says what, in validate()'s shape.
+    // docs/api.md's 400 VALIDATION_FAILED for every unusable body; `issues` says what, in validate()'s shape.
     res.status(400).json({
       error: 'VALIDATION_FAILED',
       message: 'request body is not valid JSON',

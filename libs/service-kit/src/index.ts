@@ -7,3 +7,4 @@ export * from './consumers';
 export * from './tenancy';
 export * from './periodic';
 export * from './outbox-monitor.host';
+export * from './openapi.controller';

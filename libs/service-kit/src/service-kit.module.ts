@@ -5,6 +5,7 @@ import { LoggerModule } from 'nestjs-pino';
 import { NamedStatementClient } from './named-statements';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import { DataSourceOptions } from 'typeorm';
+import { ApiService } from '@checkout/contracts';
 import { OutboxWriter } from '@checkout/messaging';
 import { activeTraceparent } from '@checkout/tracing';
 import { BaseConfig } from './config';
@@ -12,6 +13,7 @@ import { ConsumersOptions, consumerTransportProvider } from './consumers';
 import { HealthController } from './health.controller';
 import { KafkaHealthIndicator } from './kafka.health';
 import { MetricsController } from './metrics.controller';
+import { OPENAPI_SERVICE, OpenApiController } from './openapi.controller';
 import { OutboxMonitorHost } from './outbox-monitor.host';
 import { TracingShutdown } from './tracing.shutdown';
 import { PspCredentialRegistry, TenantGuard, TenantRegistry } from './tenancy';
@@ -40,6 +42,8 @@ export interface ServiceKitOptions {
    * bootstrapService (a hybrid app). Needs `database`.
    */
   consumers?: ConsumersOptions;
+  /** Given, `GET /docs/openapi.json` answers this service's OpenAPI document (libs/contracts/src/http). */
+  openApi?: ApiService;
 }
 
 /** Log fields pino replaces with [Redacted]: credentials never reach a log line. */
@@ -131,10 +135,15 @@ export class ServiceKitModule {
       if (options.aggregateType) providers.push(OutboxMonitorHost);
     } else if (options.consumers) throw new Error('consumers need the service database (inbox)');
     providers.push(consumerTransportProvider(options.consumers));
+    const controllers: NonNullable<DynamicModule['controllers']> = [HealthController, MetricsController];
+    if (options.openApi) {
+      providers.push({ provide: OPENAPI_SERVICE, useValue: options.openApi });
+      controllers.push(OpenApiController);
+    }
     return {
       module: ServiceKitModule,
       imports,
-      controllers: [HealthController, MetricsController],
+      controllers,
       providers,
       exports: [
         SERVICE_CONFIG,

@@ -45,7 +45,7 @@ const PspCredentialsSchema = z.strictObject({
 /** sha256 hex of an API key. */
 export const hashApiKey = (key: string): string => createHash('sha256').update(key, 'utf8').digest('hex');
 
-/** The dev seed of PRODUCT.md section 3: only when DEV_SEED=true; production reads TENANTS from a secret. */
+/** The dev seed (docs/api.md, Conventions): only when DEV_SEED=true; production reads TENANTS from a secret. */
 export const DEV_TENANTS: Tenant[] = [
   { id: 'acme', apiKeySha256: hashApiKey('acme-dev-key') },
   { id: 'globex', apiKeySha256: hashApiKey('globex-dev-key') },

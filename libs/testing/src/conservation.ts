@@ -1,12 +1,24 @@
 /**
- * The conservation checker of PRODUCT.md section 7: after a run, stock is conserved per SKU, no order was
- * charged twice, the money kept equals the money of the orders that kept it, and every saga ended (or is
- * reported stuck with its last step). For a SKU the run owns alone, the units sold also equal the units of the
- * orders that kept them, and nothing stays reserved once its orders ended. `checkConservation` is pure;
- * `fetchConservationInput` only reads the services' public HTTP APIs and validates every answer.
+ * The conservation checker (never oversell, never double-charge, every saga ends): after a run, stock is
+ * conserved per SKU, no order was charged twice, the money kept equals the money of the orders that kept it,
+ * and every saga ended (or is reported stuck with its last step). For a SKU the run owns alone, the units sold
+ * also equal the units of the orders that kept them, and nothing stays reserved once its orders ended.
+ * `checkConservation` is pure; `fetchConservationInput` only reads the services' public HTTP APIs and validates
+ * every answer.
  */
 import { z } from 'zod';
-import { ORDER_STATUSES, PAYMENT_STATES, TERMINAL_ORDER_STATUSES } from '@checkout/contracts';
+import {
+  LedgerCharge,
+  LedgerRefund,
+  ORDER_STATUSES,
+  OrderView,
+  PAYMENT_STATES,
+  PaymentTransitionView,
+  PaymentView,
+  PricedLine,
+  StockView,
+  TERMINAL_ORDER_STATUSES,
+} from '@checkout/contracts';
 
 export { ORDER_STATUSES, PAYMENT_STATES };
 
@@ -374,62 +386,41 @@ export interface ConservationScope {
   orderIds: string[];
 }
 
-const Count = z.number().int();
-const Money = z.number().int().min(0);
+// The answers are read with the shared contract (libs/contracts/src/http), narrowed to the fields the checker
+// reads: every field kept is checked exactly as the services promise it.
 
-/** `GET inventory /v1/stock/{sku}`. */
-export const StockAnswer = z.object({
-  sku: z.string().min(1),
-  available: Count,
-  reserved: Count,
-  sold: Count,
-  returned: Count.optional(),
+/** `GET inventory /v1/stock/{sku}` (`returned` if a variant reports it). */
+export const StockAnswer = StockView.pick({ sku: true, available: true, reserved: true, sold: true }).extend({
+  returned: z.number().int().nonnegative().optional(),
 });
 
 /** `GET order /v1/orders/{orderId}` (the fields the checker and the demo read). */
-export const OrderAnswer = z.object({
-  orderId: z.uuid(),
-  status: z.enum(ORDER_STATUSES),
-  customerId: z.string().min(1).optional(),
-  total: Money,
-  currency: z.string().regex(/^[A-Z]{3}$/),
-  paymentState: z.enum(PAYMENT_STATES).nullable(),
-  lines: z.array(z.object({ sku: z.string().min(1), quantity: z.number().int().min(1) })).min(1),
-  createdAt: z.string().optional(),
-  updatedAt: z.string(),
-  history: z.array(
-    z.object({ from: z.string().nullable(), to: z.enum(ORDER_STATUSES), cause: z.string(), at: z.string() }),
-  ),
-});
+export const OrderAnswer = OrderView.pick({
+  orderId: true,
+  status: true,
+  customerId: true,
+  total: true,
+  currency: true,
+  paymentState: true,
+  createdAt: true,
+  updatedAt: true,
+  history: true,
+}).extend({ lines: z.array(PricedLine.pick({ sku: true, quantity: true })).min(1) });
 export type OrderAnswer = z.infer<typeof OrderAnswer>;
 
 /** `GET payment /v1/payments?orderId=`. */
 export const PaymentsAnswer = z.object({
   payments: z.array(
-    z.object({
-      paymentId: z.uuid(),
-      state: z.enum(PAYMENT_STATES),
-      amount: Money,
-      currency: z.string(),
-      history: z.array(z.object({ from: z.string(), to: z.string(), source: z.string() })),
+    PaymentView.pick({ paymentId: true, state: true, amount: true, currency: true }).extend({
+      history: z.array(PaymentTransitionView.pick({ from: true, to: true, source: true })),
     }),
   ),
 });
 
 /** `GET psp /v1/_ledger?reference=` (charges and refunds; events and deliveries are not read). */
 export const LedgerAnswer = z.object({
-  charges: z.array(
-    z.object({ id: z.string().min(1), amount: Money, currency: z.string(), status: z.string() }),
-  ),
-  refunds: z.array(
-    z.object({
-      id: z.string().min(1),
-      charge: z.string().optional(),
-      amount: Money,
-      currency: z.string(),
-      status: z.string().optional(),
-    }),
-  ),
+  charges: z.array(LedgerCharge.pick({ id: true, amount: true, currency: true, status: true })),
+  refunds: z.array(LedgerRefund.pick({ id: true, charge: true, amount: true, currency: true, status: true })),
 });
 
 /**
@@ -481,7 +472,7 @@ async function mapLimited<T, R>(items: T[], limit: number, fn: (item: T) => Prom
   return out;
 }
 
-/** Reads stock, orders, payments and the PSP ledger over HTTP (PRODUCT.md sections 4 and 6), validated. */
+/** Reads stock, orders, payments and the PSP ledger over HTTP (docs/api.md), validated by the shared contract. */
 export async function fetchConservationInput(
   target: ConservationTarget,
   scope: ConservationScope,

@@ -1,6 +1,21 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { ORDER_STATUSES, PAYMENT_STATES } from '@checkout/contracts';
+import {
+  CheckoutAccepted,
+  CheckoutRequest,
+  FlashSaleView,
+  LedgerView,
+  NotificationsView,
+  OrderView,
+  PaymentsView,
+  PriceView,
+  RefundView,
+  RefundsView,
+  ShipmentsView,
+  StockSetView,
+  StockView,
+  VoucherCreated,
+} from '@checkout/contracts';
 import { loadStackConfig } from '@checkout/testing';
 
 /** Dev API keys of the seed tenants (libs/service-kit TenantRegistry, dev seed only). */
@@ -47,214 +62,22 @@ export class UnexpectedAnswer extends Error {
   }
 }
 
-/** The error body of every service (PRODUCT.md section 4). */
-export const ErrorBody = z.looseObject({ error: z.string().min(1), message: z.string() });
-
-const OrderStatus = z.enum(ORDER_STATUSES);
-const PaymentState = z.enum(PAYMENT_STATES);
-const Timestamp = z.iso.datetime({ offset: true });
-
-/** `GET /v1/orders/{id}`. */
-export const OrderView = z.object({
-  orderId: z.uuid(),
-  status: OrderStatus,
-  customerId: z.string(),
-  lines: z
-    .array(
-      z.object({
-        sku: z.string(),
-        quantity: z.number().int().positive(),
-        unitPrice: z.number().int().nonnegative(),
-        discount: z.number().int().nonnegative(),
-        lineTotal: z.number().int().nonnegative(),
-      }),
-    )
-    .min(1),
-  subtotal: z.number().int().nonnegative(),
-  discount: z.number().int().nonnegative(),
-  total: z.number().int().nonnegative(),
-  currency: z.string().length(3),
-  voucherCode: z.string().nullable(),
-  paymentState: PaymentState.nullable(),
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
-  history: z
-    .array(
-      z.object({
-        from: OrderStatus.nullable(),
-        to: OrderStatus,
-        cause: z.string(),
-        eventId: z.uuid().nullable(),
-        at: Timestamp,
-      }),
-    )
-    .min(1),
-});
-export type OrderView = z.infer<typeof OrderView>;
-
-/** `POST /v1/checkout` 202. */
-export const CheckoutAccepted = z.object({ orderId: z.uuid(), status: z.literal('PENDING') });
-
-/** `GET /v1/stock/{sku}` (and the answer of `PUT /v1/admin/stock/{sku}`). */
-export const StockView = z.object({
-  sku: z.string(),
-  available: z.number().int().nonnegative(),
-  reserved: z.number().int().nonnegative(),
-  sold: z.number().int().nonnegative(),
-  reservationTtlSeconds: z.number().int().positive().nullable(),
-});
-export type StockView = z.infer<typeof StockView>;
-
-const RefundView = z.object({
-  refundId: z.uuid(),
-  orderId: z.uuid(),
-  paymentId: z.uuid().nullable(),
-  pspChargeId: z.string(),
-  amount: z.number().int().positive(),
-  currency: z.string().length(3),
-  reason: z.string(),
-  state: z.enum(['pending', 'succeeded', 'refund_failed']),
-  attempts: z.number().int().nonnegative(),
-  lastError: z.string().nullable(),
-  pspRefundId: z.string().nullable(),
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
-});
-export type RefundView = z.infer<typeof RefundView>;
-
-/** `GET /v1/payments?orderId=`. */
-export const PaymentsView = z.object({
-  orderId: z.uuid(),
-  payments: z.array(
-    z.object({
-      paymentId: z.uuid(),
-      orderId: z.uuid(),
-      state: PaymentState,
-      amount: z.number().int().positive(),
-      currency: z.string().length(3),
-      pspReference: z.string().nullable(),
-      failureReason: z.string().nullable(),
-      refundOnSuccess: z.string().nullable(),
-      chargeRequests: z.number().int().nonnegative(),
-      lastError: z.string().nullable(),
-      history: z.array(
-        z.object({
-          from: z.string(),
-          to: z.string(),
-          source: z.string(),
-          pspEventId: z.string().nullable(),
-          detail: z.string().nullable(),
-          at: Timestamp,
-        }),
-      ),
-      refund: RefundView.nullable(),
-    }),
-  ),
-});
-export type PaymentsView = z.infer<typeof PaymentsView>;
+// Every schema below is the shared contract of libs/contracts/src/http (docs/api.md, docs/openapi/).
+export {
+  CheckoutAccepted,
+  CheckoutRequest,
+  ErrorBody,
+  LedgerView,
+  NotificationsView,
+  OrderView,
+  PaymentsView,
+  RefundView,
+  ShipmentsView,
+  StockView,
+} from '@checkout/contracts';
 export type PaymentView = PaymentsView['payments'][number];
-
-/** `GET /v1/notifications?orderId=`. */
-export const NotificationsView = z.object({
-  orderId: z.uuid(),
-  notifications: z.array(
-    z.object({
-      notificationId: z.uuid(),
-      orderId: z.uuid(),
-      kind: z.enum(['order_confirmation', 'payment_failed', 'out_of_stock_apology']),
-      customerId: z.string().nullable(),
-      subject: z.string().min(1),
-      body: z.string().min(1),
-      voucherCode: z.string().nullable(),
-      status: z.enum(['pending', 'sent']),
-      createdAt: Timestamp,
-      sentAt: Timestamp.nullable(),
-    }),
-  ),
-});
-export type NotificationView = z.infer<typeof NotificationsView>['notifications'][number];
-
-/** `GET /v1/shipments?orderId=`. */
-export const ShipmentsView = z.object({
-  orderId: z.uuid(),
-  shipments: z.array(
-    z.object({
-      shipmentId: z.uuid(),
-      orderId: z.uuid(),
-      status: z.string(),
-      carrier: z.string(),
-      trackingNumber: z.string().nullable(),
-      lines: z.array(z.object({ sku: z.string(), quantity: z.number().int().positive() })),
-      failureReason: z.string().nullable(),
-      cancelReason: z.string().nullable(),
-    }),
-  ),
-});
-export type ShipmentView = z.infer<typeof ShipmentsView>['shipments'][number];
-
-const LedgerCharge = z.object({
-  id: z.string(),
-  amount: z.number().int().positive(),
-  currency: z.string().length(3),
-  reference: z.string(),
-  status: z.enum(['pending', 'succeeded', 'failed']),
-  amountRefunded: z.number().int().nonnegative(),
-  refunded: z.boolean(),
-  idempotencyKey: z.string(),
-});
-/** The PSP simulator's test ledger, `GET /v1/_ledger?reference=<orderId>` (PRODUCT.md section 6). */
-export const LedgerView = z.object({
-  charges: z.array(LedgerCharge),
-  refunds: z.array(
-    z.object({
-      id: z.string(),
-      charge: z.string(),
-      reference: z.string(),
-      amount: z.number().int().positive(),
-      currency: z.string().length(3),
-      status: z.literal('succeeded'),
-      idempotencyKey: z.string(),
-    }),
-  ),
-  events: z.array(
-    z.object({
-      id: z.string(),
-      type: z.string().regex(/^(charge|refund)\.[a-z_]+$/),
-      data: z.object({ object: z.looseObject({ id: z.string(), reference: z.string() }) }),
-    }),
-  ),
-  deliveries: z.array(
-    z.object({
-      eventId: z.string(),
-      type: z.string(),
-      reference: z.string(),
-      status: z.number().int().nullable(),
-      error: z.string().nullable(),
-    }),
-  ),
-});
-export type LedgerView = z.infer<typeof LedgerView>;
-
-const FlashSaleView = z.object({
-  sku: z.string(),
-  enabled: z.boolean(),
-  available: z.number().int().nonnegative().nullable(),
-});
-const VoucherView = z.object({
-  code: z.string(),
-  percentOff: z.number().int(),
-  maxRedemptions: z.number().int(),
-  redeemed: z.literal(0),
-});
-
-/** A checkout request body (PRODUCT.md section 4). */
-export interface CheckoutRequest {
-  customerId: string;
-  currency: string;
-  lines: { sku: string; quantity: number; unitPrice?: number }[];
-  voucherCode?: string;
-  payment: { token: string };
-}
+export type NotificationView = NotificationsView['notifications'][number];
+export type ShipmentView = ShipmentsView['shipments'][number];
 
 /** Sends one request; a connection reset under load is sent again (every call here is idempotent or keyed). */
 export async function request(
@@ -303,8 +126,8 @@ export function expectBody<S extends z.ZodType>(what: string, answer: Answer, st
 }
 
 /**
- * The public HTTP APIs of the five services as one tenant sees them (PRODUCT.md sections 4 and 6). Every
- * answer is validated against its contract before a spec reads it.
+ * The public HTTP APIs of the five services as one tenant sees them (docs/api.md). Every answer is validated
+ * against its contract (libs/contracts/src/http) before a spec reads it.
  */
 export class CheckoutApi {
   readonly key: string;
@@ -324,7 +147,7 @@ export class CheckoutApi {
       `PUT price ${sku}`,
       answer,
       200,
-      z.object({ sku: z.literal(sku), unitPrice: z.literal(unitPrice) }),
+      PriceView.extend({ sku: z.literal(sku), unitPrice: z.literal(unitPrice) }),
     );
   }
 
@@ -332,9 +155,9 @@ export class CheckoutApi {
   async setStock(
     sku: string,
     body: { available: number; allowBackorder?: boolean; reservationTtlSeconds?: number | null },
-  ): Promise<StockView & { allowBackorder: boolean }> {
+  ): Promise<StockSetView> {
     const answer = await this.call('inventory', 'PUT', `/v1/admin/stock/${sku}`, body);
-    return expectBody(`PUT stock ${sku}`, answer, 200, StockView.extend({ allowBackorder: z.boolean() }));
+    return expectBody(`PUT stock ${sku}`, answer, 200, StockSetView);
   }
 
   /** `GET /v1/stock/{sku}`. */
@@ -354,7 +177,7 @@ export class CheckoutApi {
       percentOff,
       maxRedemptions,
     });
-    expectBody(`POST voucher ${code}`, answer, 201, VoucherView);
+    expectBody(`POST voucher ${code}`, answer, 201, VoucherCreated);
   }
 
   /** `PUT /v1/admin/flash-sales/{sku}`: the Redis gate on (primed with `available`, or from inventory) or off. */
@@ -397,7 +220,7 @@ export class CheckoutApi {
   /** `GET /v1/payments/refunds?state=`: the tenant's refunds, e.g. the parked ones. */
   async refunds(state?: RefundView['state']): Promise<RefundView[]> {
     const answer = await this.call('payment', 'GET', `/v1/payments/refunds${state ? `?state=${state}` : ''}`);
-    return expectBody('GET refunds', answer, 200, z.object({ refunds: z.array(RefundView) })).refunds;
+    return expectBody('GET refunds', answer, 200, RefundsView).refunds;
   }
 
   /** `POST /v1/payments/refunds/{id}/retry`: the raw answer (202, or 404 when the refund is not parked). */

@@ -20,7 +20,7 @@ import {
   uniqueSku,
 } from './api';
 
-/** Order statuses a saga ends in (PRODUCT.md section 4). */
+/** Order statuses a saga ends in (docs/api.md). */
 export const TERMINAL = TERMINAL_ORDER_STATUSES;
 
 /** How long one saga path may take on a busy 2-core machine before a spec calls it lost. */

@@ -1,89 +1,13 @@
 import { z } from 'zod';
-import { ORDER_STATUSES, SAGA_SERVICES, STEP_OUTCOMES, WAIT_STEPS, WaitStep } from '../saga/domain';
+import { SagaListView, SagaView } from '@checkout/contracts';
 
-const Service = z.enum(SAGA_SERVICES);
-const Outcome = z.enum(STEP_OUTCOMES);
-const Instant = z.iso.datetime({ offset: true });
-const Waiting = z.object({
-  step: z.enum(Object.keys(WAIT_STEPS) as [WaitStep, ...WaitStep[]]),
-  service: Service,
-  compensation: z.boolean(),
-  since: Instant,
-  waitedMs: z.number().int().min(0),
-});
-const StuckReason = z.enum(['step-timeout', 'overall-timeout']).nullable();
+/** GET /v1/sagas/{orderId} as the API promises it (libs/contracts): the CLI and the specs check every answer. */
+export const SagaViewSchema = SagaView;
+export type SagaViewBody = SagaView;
 
-/** GET /v1/sagas/{orderId} as the API promises it (the CLI and the specs check every answer against it). */
-export const SagaViewSchema = z.object({
-  orderId: z.uuid(),
-  tenantId: z.string().min(1),
-  traceIds: z.array(z.string().regex(/^[0-9a-f]{32}$/)),
-  state: z.object({
-    status: z.enum(ORDER_STATUSES),
-    terminal: z.boolean(),
-    started: z.boolean(),
-    complete: z.boolean(),
-    missingCauses: z.number().int().min(0),
-    startedAt: Instant,
-    terminalAt: Instant.nullable(),
-    durationMs: z.number().int().min(0).nullable(),
-    compensated: z.boolean(),
-    lastStep: z.object({
-      eventId: z.uuid(),
-      type: z.string(),
-      service: Service,
-      outcome: Outcome,
-      occurredAt: Instant,
-    }),
-    waitingFor: Waiting.nullable(),
-    stuck: z.boolean(),
-    stuckSince: Instant.nullable(),
-    stuckReason: StuckReason,
-    deadline: Instant.nullable(),
-    stepCount: z.number().int().min(1),
-  }),
-  timeline: z
-    .array(
-      z.object({
-        index: z.number().int().min(0),
-        eventId: z.uuid(),
-        type: z.string(),
-        service: Service,
-        outcome: Outcome,
-        compensation: z.boolean(),
-        occurredAt: Instant,
-        recordedAt: Instant,
-        offsetMs: z.number().int(),
-        causationId: z.uuid().nullable(),
-        causedBy: z.number().int().min(0).nullable(),
-        traceId: z.string().nullable(),
-        traceparent: z.string().nullable(),
-        sequence: z.number().int().min(1),
-        detail: z.string().nullable(),
-      }),
-    )
-    .min(1),
-});
-export type SagaViewBody = z.infer<typeof SagaViewSchema>;
-
-/** GET /v1/sagas[?stuck=true]. */
-export const SagaListSchema = z.object({
-  total: z.number().int().min(0),
-  sagas: z.array(
-    z.object({
-      orderId: z.uuid(),
-      status: z.enum(ORDER_STATUSES),
-      terminal: z.boolean(),
-      startedAt: Instant,
-      lastStep: z.object({ type: z.string(), service: Service, outcome: Outcome, occurredAt: Instant }),
-      waitingFor: Waiting.nullable(),
-      stuck: z.boolean(),
-      stuckSince: Instant.nullable(),
-      stuckReason: StuckReason,
-    }),
-  ),
-});
-export type SagaListBody = z.infer<typeof SagaListSchema>;
+/** GET /v1/sagas[?stuck=true] as the API promises it (libs/contracts). */
+export const SagaListSchema = SagaListView;
+export type SagaListBody = SagaListView;
 
 /** Why a call to the tracker did not give an answer, in words for the person at the terminal. */
 export class TrackerError extends Error {}

@@ -1,5 +1,14 @@
 import { z } from 'zod';
-import { ConservationTarget, OrderAnswer, StockAnswer, loadStackConfig } from '@checkout/testing';
+import {
+  CheckoutAccepted,
+  ErrorBody,
+  FlashSaleView,
+  OrderView,
+  PriceView,
+  StockSetView,
+  StockView,
+} from '@checkout/contracts';
+import { ConservationTarget, loadStackConfig } from '@checkout/testing';
 
 /** Dev key of the seed tenant the demo buys as. */
 export const DEMO_API_KEY = 'acme-dev-key';
@@ -10,24 +19,6 @@ export interface Answer<T> {
   body: T;
   at: number;
 }
-
-/** The error shape of every service (PRODUCT.md section 4). */
-export const ErrorAnswer = z.looseObject({ error: z.string().min(1), message: z.string() });
-export type ErrorAnswer = z.infer<typeof ErrorAnswer>;
-
-/** 202 of `POST /v1/checkout`. */
-export const CheckoutAccepted = z.object({ orderId: z.uuid(), status: z.literal('PENDING') });
-
-/** `PUT /v1/admin/flash-sales/{sku}`. */
-export const FlashSaleAnswer = z.object({
-  sku: z.string(),
-  enabled: z.boolean(),
-  available: z.number().int().min(0).nullable(),
-  source: z.enum(['inventory', 'override']),
-});
-
-/** `PUT /v1/admin/prices/{sku}`. */
-const PriceAnswer = z.object({ sku: z.string(), unitPrice: z.number().int(), currency: z.string() });
 
 /** What one checkout answered: accepted with an order id, or refused with the error code. */
 export type CheckoutOutcome =
@@ -83,23 +74,23 @@ export class DemoApi {
 
   /** Prices a SKU (order admin API). */
   async putPrice(sku: string, unitPrice: number, currency = 'VND'): Promise<void> {
-    await this.expect(200, PriceAnswer, 'PUT', `${this.orderUrl}/v1/admin/prices/${sku}`, {
+    await this.expect(200, PriceView, 'PUT', `${this.orderUrl}/v1/admin/prices/${sku}`, {
       unitPrice,
       currency,
     });
   }
 
   /** Sets the available units of a SKU (inventory admin API); answers the stock it now has. */
-  async putStock(sku: string, available: number): Promise<z.infer<typeof StockAnswer>> {
-    return this.expect(200, StockAnswer, 'PUT', `${this.inventoryUrl}/v1/admin/stock/${sku}`, {
+  async putStock(sku: string, available: number): Promise<StockSetView> {
+    return this.expect(200, StockSetView, 'PUT', `${this.inventoryUrl}/v1/admin/stock/${sku}`, {
       available,
       allowBackorder: false,
     });
   }
 
   /** Turns the flash-sale gate of a SKU on (primed from inventory) or off. */
-  async putFlashSale(sku: string, enabled: boolean): Promise<z.infer<typeof FlashSaleAnswer>> {
-    return this.expect(200, FlashSaleAnswer, 'PUT', `${this.orderUrl}/v1/admin/flash-sales/${sku}`, {
+  async putFlashSale(sku: string, enabled: boolean): Promise<FlashSaleView> {
+    return this.expect(200, FlashSaleView, 'PUT', `${this.orderUrl}/v1/admin/flash-sales/${sku}`, {
       enabled,
     });
   }
@@ -128,20 +119,20 @@ export class DemoApi {
       return { kind: 'accepted', orderId: ok.orderId, at: res.at };
     }
     if (res.status >= 400 && res.status < 500) {
-      const err = this.parse(ErrorAnswer, res, 'POST /v1/checkout');
+      const err = this.parse(ErrorBody, res, 'POST /v1/checkout');
       return { kind: 'refused', status: res.status, error: err.error, at: res.at };
     }
     throw new OffContract(`POST /v1/checkout answered ${res.status}: ${res.text.slice(0, 200)}`);
   }
 
   /** The order as the order read API shows it. */
-  async order(orderId: string): Promise<OrderAnswer> {
-    return this.expect(200, OrderAnswer, 'GET', `${this.orderUrl}/v1/orders/${orderId}`);
+  async order(orderId: string): Promise<OrderView> {
+    return this.expect(200, OrderView, 'GET', `${this.orderUrl}/v1/orders/${orderId}`);
   }
 
   /** Stock of a SKU as the inventory read API shows it. */
-  async stock(sku: string): Promise<z.infer<typeof StockAnswer>> {
-    return this.expect(200, StockAnswer, 'GET', `${this.inventoryUrl}/v1/stock/${sku}`);
+  async stock(sku: string): Promise<StockView> {
+    return this.expect(200, StockView, 'GET', `${this.inventoryUrl}/v1/stock/${sku}`);
   }
 
   private async expect<T>(

@@ -1,6 +1,5 @@
 /** The customer emails fulfillment sends. */
-export const NOTIFICATION_KINDS = ['order_confirmation', 'payment_failed', 'out_of_stock_apology'] as const;
-export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
+export { NOTIFICATION_KINDS, type NotificationKind } from '@checkout/contracts';
 
 /** Subject and body of one email. */
 export interface EmailContent {

@@ -1,12 +1,8 @@
 import { Controller, Get, Query, UseGuards } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { z } from 'zod';
-import { OrderId } from '@checkout/contracts';
+import { NotificationsView, OrderQuery } from '@checkout/contracts';
 import { CurrentTenant, Tenant, TenantGuard, validate } from '@checkout/service-kit';
-import { NotificationRow, notificationsOfOrder } from '../database/notification.repository';
-
-/** Query of GET /v1/notifications. */
-export const NotificationsQuery = z.strictObject({ orderId: OrderId });
+import { notificationsOfOrder } from '../database/notification.repository';
 
 /**
  * GET /v1/notifications?orderId=: the emails recorded for the order's customer, pending and sent.
@@ -18,11 +14,8 @@ export class NotificationsController {
   constructor(private readonly dataSource: DataSource) {}
 
   @Get()
-  async list(
-    @CurrentTenant() tenant: Tenant,
-    @Query() query: unknown,
-  ): Promise<{ orderId: string; notifications: NotificationRow[] }> {
-    const { orderId } = validate(NotificationsQuery, query, 'query');
+  async list(@CurrentTenant() tenant: Tenant, @Query() query: unknown): Promise<NotificationsView> {
+    const { orderId } = validate(OrderQuery, query, 'query');
     return { orderId, notifications: await notificationsOfOrder(this.dataSource, tenant.id, orderId) };
   }
 }

@@ -1,6 +1,7 @@
-/** The states of a shipment: booked, refused by the carrier, or called back after a refund. */
-export const SHIPMENT_STATUSES = ['created', 'failed', 'cancelled'] as const;
-export type ShipmentStatus = (typeof SHIPMENT_STATUSES)[number];
+import { SHIPMENT_STATUSES, type ShipmentStatus } from '@checkout/contracts';
+
+/** The states of a shipment (booked, refused by the carrier, called back after a refund), as the API shows them. */
+export { SHIPMENT_STATUSES, type ShipmentStatus };
 
 /** "Target status <- statuses it may be entered from": only a booked shipment can be cancelled. */
 export const SHIPMENT_ALLOWED_FROM: Readonly<Record<ShipmentStatus, readonly ShipmentStatus[]>> = {

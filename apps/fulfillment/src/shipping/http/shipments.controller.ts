@@ -1,12 +1,8 @@
 import { Controller, Get, Query, UseGuards } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { z } from 'zod';
-import { OrderId } from '@checkout/contracts';
+import { OrderQuery, ShipmentsView } from '@checkout/contracts';
 import { CurrentTenant, Tenant, TenantGuard, validate } from '@checkout/service-kit';
-import { ShipmentRow, shipmentsOfOrder } from '../database/shipment.repository';
-
-/** Query of GET /v1/shipments. */
-export const ShipmentsQuery = z.strictObject({ orderId: OrderId });
+import { shipmentsOfOrder } from '../database/shipment.repository';
 
 /**
  * GET /v1/shipments?orderId=: the order's shipments. Tenant-scoped: another tenant's order answers an empty
@@ -18,11 +14,8 @@ export class ShipmentsController {
   constructor(private readonly dataSource: DataSource) {}
 
   @Get()
-  async list(
-    @CurrentTenant() tenant: Tenant,
-    @Query() query: unknown,
-  ): Promise<{ orderId: string; shipments: ShipmentRow[] }> {
-    const { orderId } = validate(ShipmentsQuery, query, 'query');
+  async list(@CurrentTenant() tenant: Tenant, @Query() query: unknown): Promise<ShipmentsView> {
+    const { orderId } = validate(OrderQuery, query, 'query');
     return { orderId, shipments: await shipmentsOfOrder(this.dataSource, tenant.id, orderId) };
   }
 }

@@ -20,7 +20,7 @@ export interface LedgerTotals {
 /** Kinds of drift the repair job reports. */
 export type DriftKind = 'reserved' | 'sold' | 'available' | 'conservation';
 
-/** Whether `restocked = available + reserved + sold` holds (PRODUCT.md: initial + restocks = a + r + s). */
+/** Whether `restocked = available + reserved + sold` holds (docs/api.md: initial + restocks = a + r + s). */
 export const conserves = (c: StockCounters): boolean => c.restocked === c.available + c.reserved + c.sold;
 
 /** What the counters should be, derived from the ledgers (the rows are the truth, the counters a cache). */

@@ -1,36 +1,11 @@
 import { Body, Controller, Get, HttpCode, Param, Put, UseGuards } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { z } from 'zod';
-import { Sku } from '@checkout/contracts';
+import { SetStockRequest, Sku, StockSetView, StockView } from '@checkout/contracts';
 import { ApiError, CurrentTenant, Tenant, TenantGuard, validate } from '@checkout/service-kit';
 import { SetStock } from '../commands';
 import { visibleStock } from '../domain';
 
-/** Largest stock count accepted for one SKU: anything above is a typo, not a warehouse. */
-export const MAX_AVAILABLE = 100_000_000;
-
-/** Longest reservation TTL a SKU may have: one day, like INVENTORY_RESERVATION_TTL_SECONDS. */
-export const MAX_RESERVATION_TTL_SECONDS = 86_400;
-
-/** Body of PUT /v1/admin/stock/{sku}. */
-export const SetStockBody = z.strictObject({
-  available: z.number().int().min(0).max(MAX_AVAILABLE),
-  allowBackorder: z.boolean().optional(),
-  /** Omitted: unchanged; null: back to the service default. */
-  reservationTtlSeconds: z.number().int().min(1).max(MAX_RESERVATION_TTL_SECONDS).nullable().optional(),
-});
-
-/** What GET /v1/stock/{sku} answers. */
-export interface StockView {
-  sku: string;
-  available: number;
-  reserved: number;
-  sold: number;
-  /** This SKU's reservation TTL in seconds; null follows the service default. */
-  reservationTtlSeconds: number | null;
-}
-
-/** The inventory HTTP API of PRODUCT.md section 4, scoped to the caller's tenant. */
+/** The inventory HTTP API (docs/api.md, docs/openapi/inventory.json), scoped to the caller's tenant. */
 @Controller('v1')
 @UseGuards(TenantGuard)
 export class StockController {
@@ -42,9 +17,13 @@ export class StockController {
   /** Sets the on-hand available units (the difference is recorded as a restock) and the backorder flag. */
   @Put('admin/stock/:sku')
   @HttpCode(200)
-  async put(@CurrentTenant() tenant: Tenant, @Param('sku') rawSku: string, @Body() body: unknown) {
+  async put(
+    @CurrentTenant() tenant: Tenant,
+    @Param('sku') rawSku: string,
+    @Body() body: unknown,
+  ): Promise<StockSetView> {
     const sku = validate(Sku, rawSku, 'sku');
-    const input = validate(SetStockBody, body);
+    const input = validate(SetStockRequest, body);
     const row = await this.dataSource.transaction((tx) =>
       this.setStock.execute(tx, { tenantId: tenant.id, sku, ...input }),
     );

@@ -1,24 +1,19 @@
 import { Body, Controller, Headers, HttpCode, Param, Post, Put, UseGuards } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { z } from 'zod';
-import { Currency, MinorUnits, Sku, VoucherCode } from '@checkout/contracts';
+import {
+  CreateVoucherRequest,
+  FlashSaleView,
+  PriceView,
+  PutFlashSaleRequest,
+  PutPriceRequest,
+  Sku,
+} from '@checkout/contracts';
 import { ApiError, CurrentTenant, Tenant, TenantGuard, validate } from '@checkout/service-kit';
 import { SetFlashSaleHandler } from '../commands/enable-flash-sale/enable-flash-sale.handler';
 import { CatalogRepository } from '../database/catalog.repository';
 import { MAX_UNIT_PRICE } from '../../checkout/domain/pricing';
 
-const PutPriceBody = z.object({ unitPrice: MinorUnits, currency: Currency });
-const CreateVoucherBody = z.object({
-  code: VoucherCode,
-  percentOff: z.number().int().min(1).max(100),
-  maxRedemptions: z.number().int().min(1).max(100_000_000),
-});
-const PutFlashSaleBody = z.object({
-  enabled: z.boolean(),
-  available: z.number().int().min(0).max(1_000_000_000).optional(),
-});
-
-/** The merchant's admin API: price list, vouchers, flash sales (PRODUCT.md section 4). */
+/** The merchant's admin API: price list, vouchers, flash sales (docs/api.md, docs/openapi/order.json). */
 @Controller('v1/admin')
 @UseGuards(TenantGuard)
 export class AdminController {
@@ -31,9 +26,13 @@ export class AdminController {
   /** Sets a SKU's price for this tenant. */
   @Put('prices/:sku')
   @HttpCode(200)
-  async putPrice(@CurrentTenant() tenant: Tenant, @Param('sku') sku: string, @Body() body: unknown) {
+  async putPrice(
+    @CurrentTenant() tenant: Tenant,
+    @Param('sku') sku: string,
+    @Body() body: unknown,
+  ): Promise<PriceView> {
     const s = validate(Sku, sku, 'sku');
-    const { unitPrice, currency } = validate(PutPriceBody, body);
+    const { unitPrice, currency } = validate(PutPriceRequest, body);
     if (unitPrice > MAX_UNIT_PRICE)
       throw new ApiError(
         422,
@@ -50,7 +49,7 @@ export class AdminController {
   @Post('vouchers')
   @HttpCode(201)
   async createVoucher(@CurrentTenant() tenant: Tenant, @Body() body: unknown) {
-    const v = validate(CreateVoucherBody, body);
+    const v = validate(CreateVoucherRequest, body);
     if (!(await this.catalog.createVoucher(this.dataSource, tenant.id, v))) {
       throw new ApiError(409, 'VOUCHER_EXISTS', `voucher ${v.code} exists already`, { code: v.code });
     }
@@ -65,9 +64,9 @@ export class AdminController {
     @Param('sku') sku: string,
     @Body() body: unknown,
     @Headers('authorization') authorization: string,
-  ) {
+  ): Promise<FlashSaleView> {
     const s = validate(Sku, sku, 'sku');
-    const { enabled, available } = validate(PutFlashSaleBody, body);
+    const { enabled, available } = validate(PutFlashSaleRequest, body);
     const sale = await this.flashSales.execute({
       tenantId: tenant.id,
       sku: s,

@@ -1,33 +1,11 @@
 import { Body, Controller, Headers, Post, Res, UseGuards } from '@nestjs/common';
 import { Response } from 'express';
-import { z } from 'zod';
-import { Currency, ExternalId, MinorUnits, Quantity, Sku, VoucherCode } from '@checkout/contracts';
+import { CheckoutRequest, IdempotencyKey } from '@checkout/contracts';
 import { ApiError, CurrentTenant, Tenant, TenantGuard, validate } from '@checkout/service-kit';
 import { PlaceOrderHandler } from '../commands/place-order/place-order.handler';
 import { CheckoutError, GateTimeout } from '../domain/checkout.errors';
 
-/** Idempotency-Key: client-chosen, 1..255 visible ASCII characters. */
-const IdempotencyKey = z
-  .string()
-  .regex(/^[\x21-\x7e]{1,255}$/, 'Idempotency-Key must be 1..255 visible ASCII characters');
-
-/** The checkout body of PRODUCT.md section 4. */
-export const CheckoutBody = z.object({
-  customerId: ExternalId(128, 'customerId'),
-  currency: Currency,
-  lines: z
-    .array(z.object({ sku: Sku, quantity: Quantity, unitPrice: MinorUnits.optional() }))
-    .min(1)
-    .max(100)
-    .refine(
-      (lines) => new Set(lines.map((l) => l.sku)).size === lines.length,
-      'each SKU may appear on one line only',
-    ),
-  voucherCode: VoucherCode.optional(),
-  payment: z.object({ token: ExternalId(128, 'payment.token') }),
-});
-
-/** `POST /v1/checkout`: 202 with the order id; retries with the same Idempotency-Key are replayed. */
+/** `POST /v1/checkout` (contract: CheckoutRequest, CheckoutAccepted in libs/contracts, docs/api.md). */
 @Controller('v1/checkout')
 @UseGuards(TenantGuard)
 export class CheckoutController {
@@ -41,7 +19,7 @@ export class CheckoutController {
     @Res() res: Response,
   ): Promise<void> {
     let idempotencyKey: string;
-    let parsed: z.infer<typeof CheckoutBody>;
+    let parsed: CheckoutRequest;
     try {
       if (key === undefined) {
         throw new ApiError(400, 'VALIDATION_FAILED', 'the Idempotency-Key header is required', {
@@ -49,7 +27,7 @@ export class CheckoutController {
         });
       }
       idempotencyKey = validate(IdempotencyKey, key, 'Idempotency-Key header');
-      parsed = validate(CheckoutBody, body);
+      parsed = validate(CheckoutRequest, body);
     } catch (error) {
       this.placeOrder.count('VALIDATION_FAILED');
       throw error;

@@ -1,12 +1,11 @@
 import { Controller, Get, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { z } from 'zod';
+import { CancelAccepted, OrderId, OrderView } from '@checkout/contracts';
 import { ApiError, CurrentTenant, Tenant, TenantGuard } from '@checkout/service-kit';
 import { CancelOrderHandler } from '../commands/cancel-order/cancel-order.handler';
 import { OrderRepository } from '../database/order.repository';
 
 const notFound = (id: string) => new ApiError(404, 'ORDER_NOT_FOUND', `order ${id} not found`);
-const OrderIdParam = z.uuid();
 
 /** The shopper's view of an order, and the customer's cancel. Tenant-scoped: another tenant's order is 404. */
 @Controller('v1/orders')
@@ -20,8 +19,8 @@ export class OrdersController {
 
   /** Status, payment state, snapshotted lines and the status history of an order. */
   @Get(':orderId')
-  async get(@CurrentTenant() tenant: Tenant, @Param('orderId') orderId: string) {
-    if (!OrderIdParam.safeParse(orderId).success) throw notFound(orderId);
+  async get(@CurrentTenant() tenant: Tenant, @Param('orderId') orderId: string): Promise<OrderView> {
+    if (!OrderId.safeParse(orderId).success) throw notFound(orderId);
     const order = await this.orders.find(this.dataSource, tenant.id, orderId);
     if (!order) throw notFound(orderId);
     const history = await this.orders.history(this.dataSource, orderId);
@@ -45,8 +44,8 @@ export class OrdersController {
   /** Cancels an order before its payment succeeded: 202; afterwards 409 ORDER_NOT_CANCELLABLE. */
   @Post(':orderId/cancel')
   @HttpCode(202)
-  async cancel(@CurrentTenant() tenant: Tenant, @Param('orderId') orderId: string) {
-    if (!OrderIdParam.safeParse(orderId).success) throw notFound(orderId);
+  async cancel(@CurrentTenant() tenant: Tenant, @Param('orderId') orderId: string): Promise<CancelAccepted> {
+    if (!OrderId.safeParse(orderId).success) throw notFound(orderId);
     return this.cancelOrder.execute(tenant.id, orderId);
   }
 }

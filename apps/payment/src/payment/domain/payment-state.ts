@@ -1,4 +1,4 @@
-/** The states of one payment attempt (PRODUCT.md section 4 `paymentState`). */
+/** The states of one payment attempt (docs/api.md, the order's `paymentState`). */
 export const PAYMENT_STATES = ['created', 'pending', 'unknown', 'succeeded', 'failed', 'refunded'] as const;
 export type PaymentState = (typeof PAYMENT_STATES)[number];
 

@@ -1,6 +1,7 @@
-/** The states of one refund (the compensation of a charge). */
-export const REFUND_STATES = ['pending', 'succeeded', 'refund_failed'] as const;
-export type RefundState = (typeof REFUND_STATES)[number];
+import { REFUND_STATES, type RefundState } from '@checkout/contracts';
+
+/** The states of one refund (the compensation of a charge), as the API shows them. */
+export { REFUND_STATES, type RefundState };
 
 /**
  * The refund's state machine, as "target state <- states it may be entered from". `refund_failed` is parked for

@@ -1,14 +1,19 @@
 import { Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { z } from 'zod';
+import {
+  OrphanChargesView,
+  PaymentsQuery,
+  PaymentsView,
+  RefundIdParam,
+  RefundView,
+  RefundsQuery,
+  RefundsView,
+} from '@checkout/contracts';
 import { ApiError, CurrentTenant, Tenant, TenantGuard, validate } from '@checkout/service-kit';
 import { PaymentRow, RefundRow, updateReturning } from '../database/payment.repository';
-import { REFUND_ALLOWED_FROM, REFUND_STATES } from '../domain/refund-state';
+import { REFUND_ALLOWED_FROM } from '../domain/refund-state';
 
-const OrderQuery = z.object({ orderId: z.uuid() });
-const RefundQuery = z.object({ state: z.enum(REFUND_STATES).optional() });
-
-const refundView = (r: RefundRow) => ({
+const refundView = (r: RefundRow): RefundView => ({
   refundId: r.id,
   orderId: r.order_id,
   paymentId: r.payment_id,
@@ -20,8 +25,8 @@ const refundView = (r: RefundRow) => ({
   attempts: r.attempts,
   lastError: r.last_error,
   pspRefundId: r.psp_refund_id,
-  createdAt: r.created_at,
-  updatedAt: r.updated_at,
+  createdAt: r.created_at.toISOString(),
+  updatedAt: r.updated_at.toISOString(),
 });
 
 /** The tenant's payments, refunds (including parked `refund_failed` ones) and orphaned charges. */
@@ -32,8 +37,8 @@ export class PaymentsController {
 
   /** The order's payment attempts with state, history and refund. */
   @Get()
-  async byOrder(@CurrentTenant() tenant: Tenant, @Query() query: unknown) {
-    const { orderId } = validate(OrderQuery, query, 'query');
+  async byOrder(@CurrentTenant() tenant: Tenant, @Query() query: unknown): Promise<PaymentsView> {
+    const { orderId } = validate(PaymentsQuery, query, 'query');
     const payments: PaymentRow[] = await this.dataSource.query(
       `SELECT * FROM payment_attempt WHERE tenant_id = $1 AND order_id = $2 ORDER BY created_at`,
       [tenant.id, orderId],
@@ -69,8 +74,8 @@ export class PaymentsController {
         refundOnSuccess: p.refund_on_success,
         chargeRequests: p.charge_requests,
         lastError: p.last_error,
-        createdAt: p.created_at,
-        updatedAt: p.updated_at,
+        createdAt: p.created_at.toISOString(),
+        updatedAt: p.updated_at.toISOString(),
         history: history
           .filter((h) => h.payment_id === p.id)
           .map((h) => ({
@@ -79,7 +84,7 @@ export class PaymentsController {
             source: h.source,
             pspEventId: h.psp_event_id,
             detail: h.detail,
-            at: h.created_at,
+            at: h.created_at.toISOString(),
           })),
         refund: refunds.filter((r) => r.payment_id === p.id).map(refundView)[0] ?? null,
       })),
@@ -88,8 +93,8 @@ export class PaymentsController {
 
   /** Refunds of the tenant, e.g. `?state=refund_failed` for the operator's queue. */
   @Get('refunds')
-  async refunds(@CurrentTenant() tenant: Tenant, @Query() query: unknown) {
-    const { state } = validate(RefundQuery, query, 'query');
+  async refunds(@CurrentTenant() tenant: Tenant, @Query() query: unknown): Promise<RefundsView> {
+    const { state } = validate(RefundsQuery, query, 'query');
     const rows: RefundRow[] = await this.dataSource.query(
       `SELECT * FROM refund WHERE tenant_id = $1 AND ($2::text IS NULL OR state = $2) ORDER BY created_at DESC LIMIT 500`,
       [tenant.id, state ?? null],
@@ -100,8 +105,11 @@ export class PaymentsController {
   /** An operator sends a parked refund back to the retry queue (same idempotency key: still at most once). */
   @Post('refunds/:refundId/retry')
   @HttpCode(202)
-  async retryRefund(@CurrentTenant() tenant: Tenant, @Param('refundId') refundId: string) {
-    const id = validate(z.uuid(), refundId, 'refundId');
+  async retryRefund(
+    @CurrentTenant() tenant: Tenant,
+    @Param('refundId') refundId: string,
+  ): Promise<RefundView> {
+    const id = validate(RefundIdParam.shape.refundId, refundId, 'refundId');
     const rows = await updateReturning<RefundRow>(
       this.dataSource,
       `UPDATE refund SET state = 'pending', attempts = 0, next_attempt_at = now(), updated_at = now()
@@ -114,7 +122,7 @@ export class PaymentsController {
 
   /** Captured PSP charges that had no succeeded payment of ours, as the orphan sweep found them. */
   @Get('orphan-charges')
-  async orphans(@CurrentTenant() tenant: Tenant) {
+  async orphans(@CurrentTenant() tenant: Tenant): Promise<OrphanChargesView> {
     const rows: {
       psp_charge_id: string;
       reference: string;
@@ -133,7 +141,7 @@ export class PaymentsController {
         amount: Number(r.amount),
         currency: r.currency,
         action: r.action,
-        detectedAt: r.detected_at,
+        detectedAt: r.detected_at.toISOString(),
       })),
     };
   }

@@ -1,10 +1,11 @@
 import { Body, Controller, Headers, HttpCode, Inject, Post, RawBodyRequest, Req } from '@nestjs/common';
 import { PinoLogger } from 'nestjs-pino';
 import { Request } from 'express';
+import { PspWebhookEvent, WebhookReceived } from '@checkout/contracts';
 import { ApiError, PspCredentialRegistry, SERVICE_CONFIG, validate } from '@checkout/service-kit';
 import { PaymentConfig } from '../../config/payment.config';
 import { verifySignature } from '../domain/webhook-signature';
-import { ApplyPspEventHandler, PspEventSchema } from '../commands/apply-psp-event/apply-psp-event.handler';
+import { ApplyPspEventHandler } from '../commands/apply-psp-event/apply-psp-event.handler';
 import { PaymentMetrics } from '../payment.metrics';
 
 // Checked against when the body names no account of ours, so that an unknown account costs the same HMAC as a
@@ -33,7 +34,7 @@ export class WebhooksController {
     @Req() req: RawBodyRequest<Request>,
     @Headers('psp-signature') signature: string | undefined,
     @Body() body: unknown,
-  ) {
+  ): Promise<WebhookReceived> {
     const raw = req.rawBody ?? Buffer.alloc(0);
     const account =
       typeof body === 'object' && body !== null ? (body as { account?: unknown }).account : undefined;
@@ -51,7 +52,7 @@ export class WebhooksController {
       this.logger.warn({ reason: credentials ? problem : 'UNKNOWN_ACCOUNT' }, 'webhook refused');
       throw new ApiError(401, 'WEBHOOK_UNAUTHENTICATED', 'webhook refused');
     }
-    const event = validate(PspEventSchema, body);
+    const event = validate(PspWebhookEvent, body);
     const outcome = await this.apply.execute(credentials.tenantId, event);
     return { received: true, outcome };
   }

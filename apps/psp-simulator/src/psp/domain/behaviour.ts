@@ -1,4 +1,4 @@
-/** How the simulator treats a charge, chosen by its payment token (PRODUCT.md section 6). */
+/** How the simulator treats a charge, chosen by its payment token (docs/api.md, PSP simulator tokens). */
 export interface Behaviour {
   /** Where the money ends up. */
   outcome: 'succeeded' | 'failed';
@@ -12,7 +12,7 @@ export interface Behaviour {
   webhook: 'once' | 'after-hang' | 'three-times' | 'none' | 'success-then-stale-failure';
 }
 
-/** The token table, exactly as the product spec states it. */
+/** The token table, as docs/api.md lists it (PSP simulator tokens). */
 export const BEHAVIOURS: Record<string, Behaviour> = {
   tok_success: {
     outcome: 'succeeded',

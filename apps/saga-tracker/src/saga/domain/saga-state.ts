@@ -1,4 +1,10 @@
-import { EventType, ORDER_STATUSES, OrderStatus, TERMINAL_ORDER_STATUSES } from '@checkout/contracts';
+import {
+  EventType,
+  ORDER_STATUSES,
+  OrderStatus,
+  SagaWaitStep,
+  TERMINAL_ORDER_STATUSES,
+} from '@checkout/contracts';
 import { OUTCOME_OF, SagaService, StepFacts, StepOutcome } from './saga-step';
 
 export { ORDER_STATUSES };
@@ -38,7 +44,7 @@ export const WAIT_STEPS = {
   refund: { service: 'payment', compensation: true },
   'stock-release': { service: 'inventory', compensation: true },
   'shipment-cancel': { service: 'fulfillment', compensation: true },
-} as const satisfies Record<string, { service: SagaService; compensation: boolean }>;
+} as const satisfies Record<SagaWaitStep, { service: SagaService; compensation: boolean }>;
 export type WaitStep = keyof typeof WAIT_STEPS;
 
 /** One recorded event of a saga, as the tracker stores it. */

@@ -1,11 +1,10 @@
-import { EventType, SAGA_TOPICS } from '@checkout/contracts';
+import { EventType, SAGA_SERVICES, SAGA_TOPICS, STEP_OUTCOMES } from '@checkout/contracts';
 
+// The lists are part of the tracker's HTTP contract (libs/contracts/src/http/saga-tracker.ts).
+export { SAGA_SERVICES, STEP_OUTCOMES };
 /** The services that take part in the saga, in the order a checkout meets them (one lane each on the page). */
-export const SAGA_SERVICES = ['order', 'inventory', 'payment', 'fulfillment'] as const;
 export type SagaService = (typeof SAGA_SERVICES)[number];
-
 /** What a step means for the saga: it moves forward, undoes an earlier step, reports a failure, or ends it. */
-export const STEP_OUTCOMES = ['progress', 'compensation', 'failure', 'terminal'] as const;
 export type StepOutcome = (typeof STEP_OUTCOMES)[number];
 
 /**

@@ -1,89 +1,17 @@
-import {
-  OrderStatus,
-  SagaService,
-  StepOutcome,
-  StuckReason,
-  StuckTimeouts,
-  WaitStep,
-  deriveSagaState,
-  orderSteps,
-  stepDetail,
-  stuckVerdict,
-} from '../domain';
+import { SagaListView, SagaView as ContractSagaView } from '@checkout/contracts';
+import { StuckTimeouts, deriveSagaState, orderSteps, stepDetail, stuckVerdict } from '../domain';
 import { SagaRow, StoredStep } from '../database/saga.repository';
 
+/** GET /v1/sagas/{orderId} (the contract: libs/contracts/src/http/saga-tracker.ts). */
+export type SagaView = ContractSagaView;
 /** One step of a timeline as the API answers it. */
-export interface TimelineStepView {
-  index: number;
-  eventId: string;
-  type: string;
-  service: SagaService;
-  outcome: StepOutcome;
-  compensation: boolean;
-  occurredAt: string;
-  recordedAt: string;
-  /** Milliseconds since the first step of the saga. */
-  offsetMs: number;
-  causationId: string | null;
-  /** Index of the step this one reacts to, when it is part of this timeline. */
-  causedBy: number | null;
-  traceId: string | null;
-  traceparent: string | null;
-  sequence: number;
-  detail: string | null;
-}
-
-/** What a saga waits for, as the API answers it. */
-export interface WaitingView {
-  step: WaitStep;
-  service: SagaService;
-  compensation: boolean;
-  since: string;
-  waitedMs: number;
-}
-
+export type TimelineStepView = SagaView['timeline'][number];
 /** The derived state of a saga, as the API answers it. */
-export interface SagaStateView {
-  status: OrderStatus;
-  terminal: boolean;
-  started: boolean;
-  complete: boolean;
-  missingCauses: number;
-  startedAt: string;
-  terminalAt: string | null;
-  durationMs: number | null;
-  compensated: boolean;
-  lastStep: { eventId: string; type: string; service: SagaService; outcome: StepOutcome; occurredAt: string };
-  waitingFor: WaitingView | null;
-  stuck: boolean;
-  stuckSince: string | null;
-  stuckReason: StuckReason | null;
-  /** When the saga becomes stuck if nothing happens (null once it has ended). */
-  deadline: string | null;
-  stepCount: number;
-}
-
-/** GET /v1/sagas/{orderId}. */
-export interface SagaView {
-  orderId: string;
-  tenantId: string;
-  traceIds: string[];
-  state: SagaStateView;
-  timeline: TimelineStepView[];
-}
-
+export type SagaStateView = SagaView['state'];
+/** What a saga waits for, as the API answers it. */
+export type WaitingView = NonNullable<SagaStateView['waitingFor']>;
 /** One item of GET /v1/sagas. */
-export interface SagaSummaryView {
-  orderId: string;
-  status: OrderStatus;
-  terminal: boolean;
-  startedAt: string;
-  lastStep: { type: string; service: SagaService; outcome: StepOutcome; occurredAt: string };
-  waitingFor: WaitingView | null;
-  stuck: boolean;
-  stuckSince: string | null;
-  stuckReason: StuckReason | null;
-}
+export type SagaSummaryView = SagaListView['sagas'][number];
 
 /** The timeline and state of a saga from its stored steps and row, at a given instant. */
 export function sagaView(row: SagaRow, steps: StoredStep[], now: Date, timeouts: StuckTimeouts): SagaView {

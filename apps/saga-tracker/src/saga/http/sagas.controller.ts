@@ -1,21 +1,13 @@
 import { Controller, Get, Inject, Param, Query, UseGuards } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { z } from 'zod';
-import { OrderId } from '@checkout/contracts';
+import { OrderId, SagaListQuery } from '@checkout/contracts';
 import { ApiError, CurrentTenant, Tenant, TenantGuard, validate } from '@checkout/service-kit';
-import { StuckTimeouts, WAIT_STEPS, WaitStep } from '../domain';
+import { StuckTimeouts } from '../domain';
 import { findSaga, listSagas, stepsOf } from '../database/saga.repository';
 import { SagaSummaryView, SagaView, sagaSummary, sagaView } from './saga.views';
 
 /** Injection token of the stuck timeouts the API reports deadlines with. */
 export const STUCK_TIMEOUTS = Symbol('STUCK_TIMEOUTS');
-
-/** Query of GET /v1/sagas. */
-export const SagaListQuery = z.strictObject({
-  stuck: z.enum(['true', 'false']).optional(),
-  waitingFor: z.enum(Object.keys(WAIT_STEPS) as [WaitStep, ...WaitStep[]]).optional(),
-  limit: z.coerce.number().int().min(1).max(500).default(100),
-});
 
 /**
  * The saga API for SREs: a saga's timeline and derived state, and the list of (stuck) sagas. Tenant-scoped by

@@ -1,68 +1,27 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { z } from 'zod';
+import {
+  PSP_CHARGE_EVENTS,
+  PSP_REFUND_EVENTS,
+  PspChargeEvent,
+  PspRefundEvent,
+  PspWebhookEvent,
+} from '@checkout/contracts';
 import { isUuid } from '../../database/payment.repository';
 import { PaymentMetrics } from '../../payment.metrics';
 import { MovePaymentHandler } from '../move-payment/move-payment.handler';
 import { SettleRefundHandler } from '../settle-refund/settle-refund.handler';
 
-const CHARGE_EVENTS = ['charge.succeeded', 'charge.failed'] as const;
-const REFUND_EVENTS = ['refund.succeeded', 'refund.failed'] as const;
-const KNOWN_EVENTS: readonly string[] = [...CHARGE_EVENTS, ...REFUND_EVENTS];
-
-const envelope = {
-  id: z.string().min(1).max(128),
-  created: z.number().int().min(0),
-  account: z.string().min(1).max(128),
-};
-const ChargeEventSchema = z.object({
-  ...envelope,
-  type: z.enum(CHARGE_EVENTS),
-  data: z.object({
-    object: z.object({
-      id: z.string().min(1).max(128),
-      reference: z.string().min(1).max(128),
-      status: z.enum(['pending', 'succeeded', 'failed']),
-      failureCode: z.string().max(128).nullable().optional(),
-      metadata: z.record(z.string(), z.string()).default({}),
-    }),
-  }),
-});
-const RefundEventSchema = z.object({
-  ...envelope,
-  type: z.enum(REFUND_EVENTS),
-  data: z.object({
-    object: z.object({
-      id: z.string().min(1).max(128),
-      charge: z.string().min(1).max(128),
-      amount: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER),
-      currency: z.string().regex(/^[A-Z]{3}$/),
-      status: z.enum(['pending', 'succeeded', 'failed']),
-      failureReason: z.string().max(255).nullable().optional(),
-    }),
-  }),
-});
-// Event types we do not act on are acknowledged (and deduped) rather than refused: a 4xx would be redelivered.
-const OtherEventSchema = z.object({
-  ...envelope,
-  type: z
-    .string()
-    .min(1)
-    .max(64)
-    .refine((t) => !KNOWN_EVENTS.includes(t), 'a known event type with a malformed body'),
-  data: z.object({ object: z.object({ id: z.string().min(1).max(128) }) }),
-});
-
-/** A PSP webhook event as we accept it: charge and refund outcomes in full, any other type by its envelope. */
-export const PspEventSchema = z.union([ChargeEventSchema, RefundEventSchema, OtherEventSchema]);
-export type PspEvent = z.infer<typeof PspEventSchema>;
-type ChargeEvent = z.infer<typeof ChargeEventSchema>;
-type RefundEvent = z.infer<typeof RefundEventSchema>;
+/** A PSP webhook event as we accept it (the contract: PspWebhookEvent in libs/contracts/src/http/payment.ts). */
+export type PspEvent = PspWebhookEvent;
+type ChargeEvent = z.infer<typeof PspChargeEvent>;
+type RefundEvent = z.infer<typeof PspRefundEvent>;
 
 const isChargeEvent = (e: PspEvent): e is ChargeEvent =>
-  (CHARGE_EVENTS as readonly string[]).includes(e.type);
+  (PSP_CHARGE_EVENTS as readonly string[]).includes(e.type);
 const isRefundEvent = (e: PspEvent): e is RefundEvent =>
-  (REFUND_EVENTS as readonly string[]).includes(e.type);
+  (PSP_REFUND_EVENTS as readonly string[]).includes(e.type);
 
 /** What one webhook delivery did. */
 export type PspEventOutcome = 'applied' | 'ignored' | 'duplicate' | 'unmatched';
