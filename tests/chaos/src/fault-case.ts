@@ -1,0 +1,54 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import { waitFor } from '@checkout/testing';
+import { ChaosContext } from './context';
+import { Fault } from './faults';
+import { CaseResult, judge } from './verdict';
+import { Workload } from './workload';
+
+/** One case of a fault scenario: its name (`--cases` picks by it) and the fault it makes. */
+export interface FaultCase {
+  name: string;
+  fault: (ctx: ChaosContext) => Fault;
+  /** Run the checkouts against a flash-sale SKU behind the Redis gate too. */
+  flashSale?: boolean;
+}
+
+/**
+ * Runs a workload, hits the stack with the fault once a third of the checkouts are accepted (sagas are then at
+ * every step), keeps the part down for `downMs`, brings it back, and judges once the checkouts are answered.
+ */
+export async function runFaultCase(
+  ctx: ChaosContext,
+  scenario: string,
+  c: FaultCase,
+  orders = ctx.options.orders,
+): Promise<CaseResult> {
+  const workload = new Workload(ctx.events, { orders, rate: ctx.options.rate, flashSale: c.flashSale });
+  await workload.prepare();
+  const fault = c.fault(ctx);
+  ctx.log(`${c.name}: ${orders} checkouts at ${ctx.options.rate}/s, fault: ${fault.name}`);
+  const running = workload.run();
+  let faultAt: number | null = null;
+  let backAt: number | null = null;
+  let injected = false;
+  try {
+    await waitFor(
+      'a third of the checkouts accepted',
+      async () => workload.tally.accepted >= Math.ceil(orders / 3),
+      { timeoutMs: Math.max(60_000, (orders / ctx.options.rate) * 3_000), intervalMs: 100 },
+    );
+    faultAt = Date.now();
+    injected = true;
+    await fault.inject();
+    // The outage itself: a fault window, not a wait for a condition.
+    await delay(ctx.options.downMs);
+    await fault.restore();
+    injected = false;
+    backAt = Date.now();
+  } finally {
+    if (injected)
+      await fault.restore().catch((error: unknown) => ctx.log(`restore failed: ${String(error)}`));
+  }
+  await running;
+  return judge(ctx, scenario, c.name, fault.name, workload, { faultAt, backAt });
+}
