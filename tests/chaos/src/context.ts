@@ -15,6 +15,8 @@ export interface ChaosOptions {
   /** Soak length and rate. */
   soakMs: number;
   soakRate: number;
+  /** The soak restarts the outbox services with this outbox and idempotency retention (0: the stack's own). */
+  soakRetentionMs: number;
   /** Only these cases of a scenario (by name); all when empty. */
   cases: string[];
 }
@@ -27,6 +29,7 @@ export const DEFAULT_OPTIONS: ChaosOptions = {
   settleMs: 240_000,
   soakMs: 10 * 60_000,
   soakRate: 4,
+  soakRetentionMs: 120_000,
   cases: [],
 };
 

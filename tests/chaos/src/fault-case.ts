@@ -11,6 +11,8 @@ export interface FaultCase {
   fault: (ctx: ChaosContext) => Fault;
   /** Run the checkouts against a flash-sale SKU behind the Redis gate too. */
   flashSale?: boolean;
+  /** What the case checks of its own once the part is back (e.g. the gate re-armed): one line per problem. */
+  check?: (ctx: ChaosContext, workload: Workload) => Promise<string[]>;
 }
 
 /**
@@ -49,6 +51,13 @@ export async function runFaultCase(
     if (injected)
       await fault.restore().catch((error: unknown) => ctx.log(`restore failed: ${String(error)}`));
   }
+  const own = c.check ? await c.check(ctx, workload) : [];
   await running;
-  return judge(ctx, scenario, c.name, fault.name, workload, { faultAt, backAt });
+  const judged = await judge(ctx, scenario, c.name, fault.name, workload, { faultAt, backAt });
+  const result = { ...judged, ok: judged.ok && own.length === 0, problems: [...judged.problems, ...own] };
+  ctx.log(
+    `${c.name}: ${result.ok ? 'OK' : 'FAILED'}, ${result.orders} orders, ${result.terminal} terminal, ` +
+      `${result.stuck} stuck, ${result.lostEvents} lost, ${result.dlq} on the DLQ, ${result.problems.length} problems`,
+  );
+  return result;
 }

@@ -10,6 +10,7 @@ import { CaseResult } from './verdict';
 const USAGE = `usage: npm run chaos -- [--scenarios=app-kill,infra-kill,soak] [--cases=order,kafka,...]
   [--orders=${DEFAULT_OPTIONS.orders}] [--rate=${DEFAULT_OPTIONS.rate}] [--down-seconds=${DEFAULT_OPTIONS.downMs / 1000}]
   [--settle-seconds=${DEFAULT_OPTIONS.settleMs / 1000}] [--soak-minutes=${DEFAULT_OPTIONS.soakMs / 60_000}] [--soak-rate=${DEFAULT_OPTIONS.soakRate}]
+  [--soak-retention-seconds=${DEFAULT_OPTIONS.soakRetentionMs / 1000} (0: keep the stack's retention)]
 scenarios: ${SCENARIOS.map((s) => `\n  ${s.name}: ${s.summary}`).join('')}`;
 
 /** A positive number from a flag, or the default; anything else is a usage error. */
@@ -42,6 +43,7 @@ export function parseFlags(argv: string[]): { options: ChaosOptions; scenarios: 
       'settle-seconds': text,
       'soak-minutes': text,
       'soak-rate': text,
+      'soak-retention-seconds': text,
       help: { type: 'boolean' },
     },
     strict: true,
@@ -61,6 +63,10 @@ export function parseFlags(argv: string[]): { options: ChaosOptions; scenarios: 
       settleMs: positive(values, 'settle-seconds', d.settleMs / 1000) * 1000,
       soakMs: positive(values, 'soak-minutes', d.soakMs / 60_000) * 60_000,
       soakRate: positive(values, 'soak-rate', d.soakRate),
+      soakRetentionMs:
+        values['soak-retention-seconds'] === '0'
+          ? 0
+          : positive(values, 'soak-retention-seconds', d.soakRetentionMs / 1000) * 1000,
       cases: list(values.cases),
     },
   };

@@ -71,6 +71,8 @@ export class Workload {
     failed: [],
   };
   private skus: string[] = [];
+  /** The flash-sale SKU behind the Redis gate, when the workload has one. */
+  flashSku?: string;
 
   constructor(
     events: SagaEvents,
@@ -97,6 +99,7 @@ export class Workload {
       const hot = await s.sku('CHAOS-FLASH', Math.max(1, Math.floor(n / 5)));
       await s.api.setFlashSale(hot, true);
       this.skus.push(hot);
+      this.flashSku = hot;
     }
   }
 
