@@ -21,8 +21,8 @@ export function tableRows(results: CaseResult[]): Record<string, string | number
     'double refunds': r.doubleRefunds,
     'lost events': r.lostEvents,
     dlq: r.dlq,
-    'part back after': seconds(r.downMs),
-    'time to recover': seconds(r.recoverMs),
+    'part back after': r.fault === 'none' ? '-' : seconds(r.downMs),
+    'time to recover': r.fault === 'none' ? '-' : seconds(r.recoverMs),
   }));
 }
 

@@ -33,8 +33,11 @@ const DEFAULT_BOUNDS: RetentionBounds = {
   outboxMs: 24 * 3_600_000 + 60_000,
   /** Inbox rows: 8 days (longer than the topics keep messages), pruned every 60 s. */
   inboxMs: 8 * 24 * 3_600_000 + 60_000,
-  /** Idempotency keys: expire after 24 h, deleted every 10 min. */
-  idempotencyMs: 24 * 3_600_000 + 600_000,
+  /**
+   * Idempotency keys: each expires at its own `expires_at` (the TTL when it was stored) and is deleted by the
+   * next cleanup, every 10 min: no key stays more than that past its expiry.
+   */
+  idempotencyMs: 600_000,
 };
 
 /** Services with an outbox (and order's idempotency keys): the ones the short-retention profile restarts. */
@@ -139,7 +142,8 @@ async function tableAges(config: StackConfig, bounds: RetentionBounds): Promise<
       column: 'processed_at',
       bound: bounds.inboxMs,
     })),
-    { db: 'order_svc', table: 'idempotency_keys', column: 'created_at', bound: bounds.idempotencyMs },
+    // For a key, the age that counts is the time since it expired (its TTL was fixed when it was stored).
+    { db: 'order_svc', table: 'idempotency_keys', column: 'expires_at', bound: bounds.idempotencyMs },
   ];
   const out: Record<string, TableAge> = {};
   for (const t of tables) {
@@ -154,7 +158,7 @@ async function tableAges(config: StackConfig, bounds: RetentionBounds): Promise<
     try {
       const { rows } = await client.query(
         `SELECT count(*)::int AS rows,
-                COALESCE(EXTRACT(EPOCH FROM now() - min(${t.column})) * 1000, 0)::bigint AS oldest
+                GREATEST(0, COALESCE(EXTRACT(EPOCH FROM now() - min(${t.column})) * 1000, 0))::bigint AS oldest
            FROM ${t.table}`,
       );
       out[`${t.db}.${t.table}`] = { rows: rows[0].rows, oldestMs: Number(rows[0].oldest), boundMs: t.bound };
@@ -182,7 +186,7 @@ export const soak: Scenario = {
     const orders = Math.max(1, Math.round((soakMs / 1000) * soakRate));
     const bounds: RetentionBounds =
       soakRetentionMs > 0
-        ? { ...DEFAULT_BOUNDS, outboxMs: soakRetentionMs + 10_000, idempotencyMs: soakRetentionMs + 10_000 }
+        ? { ...DEFAULT_BOUNDS, outboxMs: soakRetentionMs + 10_000, idempotencyMs: 10_000 }
         : DEFAULT_BOUNDS;
     if (soakRetentionMs > 0) {
       ctx.log(
