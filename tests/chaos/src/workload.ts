@@ -39,16 +39,21 @@ export interface PlacementTally {
   failed: string[];
 }
 
-/** `n` picks from weighted items, in a fixed pseudo-random order (the same mix for every run of a size). */
-function weightedPicks<T>(items: readonly { weight: number }[], n: number, value: (i: number) => T): T[] {
+/** `n` picks from weighted items, in a pseudo-random order fixed by `seed` (the same mix for every run of a size). */
+function weightedPicks<T>(
+  items: readonly { weight: number }[],
+  n: number,
+  seed: number,
+  value: (i: number) => T,
+): T[] {
   const total = items.reduce((s, i) => s + i.weight, 0);
   const out: T[] = [];
-  let seed = 0x2f6b_1a3d;
+  let state = seed;
   for (let k = 0; k < n; k += 1) {
-    seed = (Math.imul(seed, 1_103_515_245) + 12_345) >>> 0;
-    let r = (seed / 0x1_0000_0000) * total;
+    state = (Math.imul(state, 1_103_515_245) + 12_345) >>> 0;
+    let r = (state / 0x1_0000_0000) * total;
     let i = 0;
-    while (r >= items[i].weight) r -= items[i++].weight;
+    while (i < items.length - 1 && r >= items[i].weight) r -= items[i++].weight;
     out.push(value(i));
   }
   return out;
@@ -112,14 +117,14 @@ export class Workload {
       { sku: unshippable, weight: 10 },
       ...(hot ? [{ sku: hot, weight: 40 }] : []),
     ];
-    const skus = weightedPicks(skuMix, this.options.orders, (i) => skuMix[i].sku);
-    const tokens = weightedPicks(TOKEN_MIX, this.options.orders, (i) => TOKEN_MIX[i].token);
-    return skus.map((sku, i) => this.scenario.body(sku, tokens[(i * 7) % tokens.length]));
+    const skus = weightedPicks(skuMix, this.options.orders, 0x2f6b_1a3d, (i) => skuMix[i].sku);
+    const tokens = weightedPicks(TOKEN_MIX, this.options.orders, 0x5bd1_e995, (i) => TOKEN_MIX[i].token);
+    return skus.map((sku, i) => this.scenario.body(sku, tokens[i]));
   }
 
   /**
    * Starts the checkouts at the configured rate (each retried with its key until it is answered) and resolves
-   * when every one is answered or given up; `placed` resolves once `fraction` of them were accepted.
+   * when every one is answered or given up.
    */
   async run(): Promise<void> {
     const bodies = this.bodies();
