@@ -11,6 +11,7 @@ import {
   startKafka,
   startPostgres,
   startRedis,
+  serviceReady,
   startServices,
   stopPostgres,
   waitFor,
@@ -79,9 +80,23 @@ export async function restart(
       await startRedis(config);
       return;
     default:
-      await startServices(config, log, [part]);
+      try {
+        await startServices(config, log, [part]);
+      } catch (error) {
+        // startServices gives a service 60 s to be ready; on a 2-core machine shared with other stacks a Nest
+        // boot took longer (load average 57). The process it started keeps booting: give it more time.
+        if (ownedPid(config.run, part) === undefined) throw error;
+        log(`${part} not ready within startServices' deadline, still booting: waiting longer`);
+        await waitFor(`${part} /health/ready`, () => serviceReady(config, part).catch(() => false), {
+          timeoutMs: SLOW_BOOT_MS,
+          intervalMs: 500,
+        });
+      }
   }
 }
+
+/** How much longer a service that is still booting may take once startServices gave up on it. */
+const SLOW_BOOT_MS = 180_000;
 
 /** SIGKILL of one or more parts at once, then a restart of each once `downMs` have passed. */
 export function killFault(config: StackConfig, parts: ChaosPart[], log: (line: string) => void): Fault {

@@ -7,12 +7,12 @@ import {
   StackConfig,
   ownedPid,
   stackKafka,
-  startServices,
   stopServiceProcess,
   waitFor,
 } from '@checkout/local-stack';
 import { ServiceName, metricValue } from '@checkout/e2e';
 import { ChaosContext } from '../context';
+import { ChaosPart, restart } from '../faults';
 import { CaseResult, judge } from '../verdict';
 import { Workload } from '../workload';
 import { Scenario } from './scenario';
@@ -61,7 +61,7 @@ async function restartWith(ctx: ChaosContext, env: Record<string, string> | unde
   for (const key of Object.keys(shortRetentionEnv(1))) delete process.env[key];
   Object.assign(process.env, env ?? {});
   await Promise.all(RETENTION_SERVICES.map((name) => stopServiceProcess(ctx.config, name)));
-  await startServices(ctx.config, ctx.log, RETENTION_SERVICES);
+  for (const name of RETENTION_SERVICES) await restart(ctx.config, name as ChaosPart, ctx.log);
 }
 /** Slack on top of a designed bound: one pass of a busy machine. */
 const SLACK_MS = 120_000;
@@ -188,15 +188,16 @@ export const soak: Scenario = {
       soakRetentionMs > 0
         ? { ...DEFAULT_BOUNDS, outboxMs: soakRetentionMs + 10_000, idempotencyMs: 10_000 }
         : DEFAULT_BOUNDS;
-    if (soakRetentionMs > 0) {
-      ctx.log(
-        `soak: restarting ${RETENTION_SERVICES.join(', ')} with outbox and idempotency retention ${soakRetentionMs} ms`,
-      );
-      await restartWith(ctx, shortRetentionEnv(soakRetentionMs));
-    }
     try {
+      if (soakRetentionMs > 0) {
+        ctx.log(
+          `soak: restarting ${RETENTION_SERVICES.join(', ')} with outbox and idempotency retention ${soakRetentionMs} ms`,
+        );
+        await restartWith(ctx, shortRetentionEnv(soakRetentionMs));
+      }
       return await soakRun(ctx, orders, bounds);
     } finally {
+      // Also when the first restart failed: no service may keep running with the soak's retention.
       if (soakRetentionMs > 0) {
         ctx.log(`soak: restarting ${RETENTION_SERVICES.join(', ')} with the stack's settings`);
         await restartWith(ctx, undefined);
