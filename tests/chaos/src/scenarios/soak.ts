@@ -43,12 +43,16 @@ const DEFAULT_BOUNDS: RetentionBounds = {
 /** Services with an outbox (and order's idempotency keys): the ones the short-retention profile restarts. */
 const RETENTION_SERVICES = OUTBOX_SERVICES.map((s) => s.name);
 
-/** The environment of the short-retention profile: outbox rows and idempotency keys kept `ms`, pruned every 10 s. */
+/** The workload retries a checkout with its key for up to 180 s: a key must be remembered longer than that. */
+const MIN_IDEMPOTENCY_TTL_MS = 240_000;
+
+/** The short-retention profile: outbox rows kept `ms`, idempotency keys at least 240 s, both pruned every 10 s. */
 export function shortRetentionEnv(ms: number): Record<string, string> {
   return {
     OUTBOX_RETENTION_MS: String(ms),
     MESSAGING_RETENTION_INTERVAL_MS: '10000',
-    IDEMPOTENCY_KEY_TTL_HOURS: String(ms / 3_600_000),
+    // Never shorter than a client's retry window: a retry with a forgotten key is a new order (seen at 45 s).
+    IDEMPOTENCY_KEY_TTL_HOURS: String(Math.max(ms, MIN_IDEMPOTENCY_TTL_MS) / 3_600_000),
     IDEMPOTENCY_CLEANUP_INTERVAL_MS: '10000',
   };
 }
