@@ -46,9 +46,6 @@ const { ReservationConsumer } = require(
 ) as {
   ReservationConsumer: new (reserve: object, release: object, commit: object, returnSold: object) => object;
 };
-const { InventoryError } = require(join(REPO, 'apps/inventory/dist/src/reservation/domain')) as {
-  InventoryError: new (code: string, message: string) => Error & { code: string };
-};
 const { MIGRATIONS } = require(join(REPO, 'apps/inventory/dist/src/migrations')) as {
   MIGRATIONS: (new () => object)[];
 };
@@ -190,7 +187,6 @@ async function main(): Promise<void> {
     dataSource: ds,
     logger: quiet,
     admission: { tenants, codePrefix: 'INVENTORY' },
-    domainErrors: [InventoryError],
     batchSize: BATCH,
   }).addConsumer(
     new ReservationConsumer(new commands.ReserveStockBatch(outbox, { ttlSeconds: 600 }), {}, {}, {}),

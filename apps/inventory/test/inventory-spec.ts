@@ -14,7 +14,6 @@ import {
   SetStock,
 } from '../src/reservation/commands';
 import { ReservationConsumer } from '../src/reservation/consumers/reservation.consumer';
-import { InventoryError } from '../src/reservation/domain';
 import { TEST_TENANT, eventsOf, expire, inTx, order, outbox } from './support';
 
 /** The tenant registry of the specs that call consumers directly: only the test tenant. */
@@ -44,7 +43,6 @@ export const inventoryTransport = (
     dataSource: ds,
     logger: consoleLogger,
     admission: { tenants: testTenants, codePrefix: 'INVENTORY' },
-    domainErrors: [InventoryError],
     batchSize: 100,
   }).addConsumer(consumer);
 

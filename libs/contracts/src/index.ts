@@ -18,3 +18,4 @@ export * from './events/fulfillment-shipment-failed.v1';
 export * from './events/fulfillment-shipment-cancelled.v1';
 export * from './events/fulfillment-apology-voucher-issued.v1';
 export * from './order-status';
+export * from './errors';

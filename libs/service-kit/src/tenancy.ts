@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { CanActivate, ExecutionContext, Injectable, createParamDecorator } from '@nestjs/common';
 import { Request } from 'express';
 import { z } from 'zod';
-import { ApiError } from './api-error';
+import { DomainError } from '@checkout/contracts';
 import { ConfigError } from './config';
 
 /** A merchant of the platform, as every service knows it: an id and the hash of its API key, no other secret. */
@@ -211,8 +211,7 @@ export class TenantGuard implements CanActivate {
     const match = /^Bearer ([\x21-\x7e]{1,256})$/.exec(req.headers.authorization ?? '');
     const tenant = match ? this.tenants.byApiKey(match[1]) : undefined;
     if (!tenant)
-      throw new ApiError(
-        401,
+      throw new DomainError(
         'UNAUTHENTICATED',
         'a valid tenant API key is required (Authorization: Bearer <key>)',
       );

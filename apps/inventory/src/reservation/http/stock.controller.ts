@@ -2,9 +2,9 @@ import { Body, Controller, Get, HttpCode, Param, Put, UseGuards } from '@nestjs/
 import { DataSource } from 'typeorm';
 import { z } from 'zod';
 import { Sku } from '@checkout/contracts';
-import { ApiError, CurrentTenant, Tenant, TenantGuard, validate } from '@checkout/service-kit';
+import { CurrentTenant, Tenant, TenantGuard, validate } from '@checkout/service-kit';
 import { SetStock } from '../commands';
-import { visibleStock } from '../domain';
+import { NoStock, visibleStock } from '../domain';
 
 /** Largest stock count accepted for one SKU: anything above is a typo, not a warehouse. */
 export const MAX_AVAILABLE = 100_000_000;
@@ -77,7 +77,7 @@ export class StockController {
            FROM stock s WHERE s.tenant_id = $1 AND s.sku = $2`,
       [tenant.id, sku],
     );
-    if (rows.length === 0) throw new ApiError(404, 'UNKNOWN_SKU', `no stock for SKU ${sku}`, { sku });
+    if (rows.length === 0) throw new NoStock(sku);
     const { overdue, reservationTtlSeconds, ...counters } = rows[0];
     return { sku: counters.sku, ...visibleStock(counters, overdue), reservationTtlSeconds };
   }

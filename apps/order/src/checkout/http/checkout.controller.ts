@@ -2,9 +2,9 @@ import { Body, Controller, Headers, Post, Res, UseGuards } from '@nestjs/common'
 import { Response } from 'express';
 import { z } from 'zod';
 import { Currency, ExternalId, MinorUnits, Quantity, Sku, VoucherCode } from '@checkout/contracts';
-import { ApiError, CurrentTenant, Tenant, TenantGuard, validate } from '@checkout/service-kit';
+import { CurrentTenant, Tenant, TenantGuard, validate } from '@checkout/service-kit';
 import { PlaceOrderHandler } from '../commands/place-order/place-order.handler';
-import { CheckoutError, GateTimeout } from '../domain/checkout.errors';
+import { IdempotencyKeyRequired } from '../domain/checkout.errors';
 
 /** Idempotency-Key: client-chosen, 1..255 visible ASCII characters. */
 const IdempotencyKey = z
@@ -44,9 +44,7 @@ export class CheckoutController {
     let parsed: z.infer<typeof CheckoutBody>;
     try {
       if (key === undefined) {
-        throw new ApiError(400, 'VALIDATION_FAILED', 'the Idempotency-Key header is required', {
-          issues: [{ path: 'headers.idempotency-key', message: 'required' }],
-        });
+        throw new IdempotencyKeyRequired();
       }
       idempotencyKey = validate(IdempotencyKey, key, 'Idempotency-Key header');
       parsed = validate(CheckoutBody, body);
@@ -54,16 +52,9 @@ export class CheckoutController {
       this.placeOrder.count('VALIDATION_FAILED');
       throw error;
     }
-    try {
-      const reply = await this.placeOrder.execute({ tenantId: tenant.id, idempotencyKey, body: parsed });
-      if (reply.replayed) res.setHeader('Idempotent-Replayed', 'true');
-      // The stored bytes, not a re-serialisation: a replay is byte for byte the first answer.
-      res.status(reply.status).type('application/json').send(reply.body);
-    } catch (error) {
-      if (error instanceof GateTimeout) res.setHeader('Retry-After', String(error.retryAfterSeconds));
-      if (error instanceof CheckoutError)
-        throw new ApiError(error.status, error.code, error.message, error.details);
-      throw error;
-    }
+    const reply = await this.placeOrder.execute({ tenantId: tenant.id, idempotencyKey, body: parsed });
+    if (reply.replayed) res.setHeader('Idempotent-Replayed', 'true');
+    // The stored bytes, not a re-serialisation: a replay is byte for byte the first answer.
+    res.status(reply.status).type('application/json').send(reply.body);
   }
 }

@@ -1,8 +1,9 @@
 import { Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { z } from 'zod';
-import { ApiError, CurrentTenant, Tenant, TenantGuard, validate } from '@checkout/service-kit';
+import { CurrentTenant, Tenant, TenantGuard, validate } from '@checkout/service-kit';
 import { PaymentRow, RefundRow, updateReturning } from '../database/payment.repository';
+import { RefundNotParked } from '../domain/payment.errors';
 import { REFUND_ALLOWED_FROM, REFUND_STATES } from '../domain/refund-state';
 
 const OrderQuery = z.object({ orderId: z.uuid() });
@@ -108,7 +109,7 @@ export class PaymentsController {
         WHERE id = $1 AND tenant_id = $2 AND state = ANY($3::text[]) RETURNING *`,
       [id, tenant.id, REFUND_ALLOWED_FROM.pending],
     );
-    if (rows.length === 0) throw new ApiError(404, 'REFUND_NOT_PARKED', 'no parked refund with this id');
+    if (rows.length === 0) throw new RefundNotParked();
     return refundView(rows[0]);
   }
 

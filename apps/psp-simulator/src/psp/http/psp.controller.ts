@@ -1,9 +1,22 @@
-import { Body, Controller, Delete, Get, Headers, HttpCode, Post, Put, Query, Res } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  Headers,
+  HttpCode,
+  HttpException,
+  Post,
+  Put,
+  Query,
+  Res,
+} from '@nestjs/common';
 import { Response } from 'express';
 import { z } from 'zod';
-import { ApiError, validate } from '@checkout/service-kit';
+import { DomainError } from '@checkout/contracts';
+import { validate } from '@checkout/service-kit';
 import { Fault, InjectedFailure, PspService } from '../psp.service';
-import { Idempotent, PspRequestError } from '../psp.store';
+import { Idempotent } from '../psp.store';
 
 const IdempotencyKey = z.string().min(1).max(255);
 const ChargeBody = z.object({
@@ -42,11 +55,10 @@ const FaultBody = z.object({
   times: z.number().int().min(1).max(100_000).default(1),
 });
 
-/** Maps the PSP's own failures to its answers; anything else is rethrown. */
+/** Maps an injected fault to its answer (the status the fault asked for); anything else is rethrown. */
 function answerFailure(error: unknown): never {
-  if (error instanceof PspRequestError) throw new ApiError(error.status, error.code, error.message);
   if (error instanceof InjectedFailure)
-    throw new ApiError(error.status, 'PSP_UNAVAILABLE', 'the PSP had a problem');
+    throw new HttpException({ error: 'PSP_UNAVAILABLE', message: 'the PSP had a problem' }, error.status);
   throw error;
 }
 
@@ -59,7 +71,7 @@ export class PspController {
     const key = /^Bearer (\S+)$/.exec(authorization ?? '')?.[1];
     const account = this.psp.accountOf(key);
     if (!account)
-      throw new ApiError(401, 'UNAUTHENTICATED', 'Authorization: Bearer <account secret key> is required');
+      throw new DomainError('UNAUTHENTICATED', 'Authorization: Bearer <account secret key> is required');
     return account;
   }
 
