@@ -8,8 +8,9 @@ import {
   CommitStock,
   ExpireReservations,
   ReleaseStock,
-  ReserveStock,
   ReserveStockBatch,
+  ReserveStockInput,
+  ReserveStockResult,
   ReturnSoldStock,
   SetStock,
 } from '../src/reservation/commands';
@@ -67,8 +68,12 @@ export function inventorySpec(poolSize = 10) {
       return dataSource;
     },
     tenantId,
-    reserve: new ReserveStock(outbox, { ttlSeconds: 600 }),
     reserveBatch: new ReserveStockBatch(outbox, { ttlSeconds: 600 }),
+    /** One order through ReserveStockBatch (a batch of one), all lines or none. */
+    reserve: {
+      execute: async (tx: EntityManager, input: ReserveStockInput): Promise<ReserveStockResult> =>
+        (await spec.reserveBatch.execute(tx, [input]))[0],
+    },
     commit: new CommitStock(outbox),
     release: new ReleaseStock(outbox),
     expireJob: new ExpireReservations(outbox),

@@ -193,10 +193,11 @@ export function exitGracefullyOn(
 
 /** The body of a service's migrate.ts: runs its pending migrations, each in its own transaction. */
 export async function runMigrations(
-  url: string,
+  config: Pick<BaseConfig, 'SERVICE_NAME' | 'DB_POOL_SIZE' | 'DATABASE_URL'>,
   database: NonNullable<ServiceKitOptions['database']>,
 ): Promise<string[]> {
-  const ds = new DataSource(dataSourceOptions(url, database));
+  if (!config.DATABASE_URL) throw new Error('DATABASE_URL is required');
+  const ds = new DataSource(dataSourceOptions(config.DATABASE_URL, database, config));
   await ds.initialize();
   try {
     const done = await ds.runMigrations({ transaction: 'each' });

@@ -56,6 +56,7 @@ export const REDACTED_LOG_PATHS = [
 export function dataSourceOptions(
   url: string,
   database: NonNullable<ServiceKitOptions['database']>,
+  config: Pick<BaseConfig, 'SERVICE_NAME' | 'DB_POOL_SIZE'>,
 ): DataSourceOptions {
   return {
     type: 'postgres',
@@ -65,7 +66,7 @@ export function dataSourceOptions(
     migrationsTableName: 'typeorm_migrations',
     synchronize: false,
     migrationsRun: false,
-    extra: { max: Number(process.env.DB_POOL_SIZE ?? 20), application_name: process.env.SERVICE_NAME },
+    extra: { max: config.DB_POOL_SIZE, application_name: config.SERVICE_NAME },
   };
 }
 
@@ -85,10 +86,10 @@ export class ServiceKitModule {
         provide: OUTBOX_WRITER,
         useValue: new OutboxWriter(options.aggregateType ?? options.config.SERVICE_NAME, activeTraceparent),
       },
-      { provide: TenantRegistry, useValue: TenantRegistry.fromEnv() },
+      { provide: TenantRegistry, useValue: TenantRegistry.fromEnv(options.config) },
       TenantGuard,
       ...(options.pspCredentials
-        ? [{ provide: PspCredentialRegistry, useValue: PspCredentialRegistry.fromEnv() }]
+        ? [{ provide: PspCredentialRegistry, useValue: PspCredentialRegistry.fromEnv(options.config) }]
         : []),
       KafkaHealthIndicator,
       TracingShutdown,
@@ -107,7 +108,7 @@ export class ServiceKitModule {
     if (options.database) {
       const url = options.config.DATABASE_URL;
       if (!url) throw new Error('DATABASE_URL is required');
-      imports.push(TypeOrmModule.forRoot(dataSourceOptions(url, options.database)));
+      imports.push(TypeOrmModule.forRoot(dataSourceOptions(url, options.database, options.config)));
       if (options.aggregateType) providers.push(OutboxMonitorHost);
     } else if (options.consumers) throw new Error('consumers need the service database (inbox)');
     providers.push(consumerTransportProvider(options.consumers));

@@ -114,7 +114,7 @@ export class TenantRegistry {
   }
 
   /** Reads TENANTS (a JSON array of Tenant) and adds the dev seed when DEV_SEED=true. */
-  static fromEnv(env: NodeJS.ProcessEnv = process.env): TenantRegistry {
+  static fromEnv(env: { TENANTS?: string; DEV_SEED?: string }): TenantRegistry {
     const configured = parseSecretList('TENANTS', env.TENANTS, TenantSchema);
     const all = [...(env.DEV_SEED === 'true' ? DEV_TENANTS : []), ...configured];
     refuseDuplicates('TENANTS', all, (t) => t.id, 'tenant id (or one of the dev seed)');
@@ -160,7 +160,7 @@ export class PspCredentialRegistry {
   }
 
   /** Reads TENANT_PSP_CREDENTIALS and adds the dev seed's accounts when DEV_SEED=true. */
-  static fromEnv(env: NodeJS.ProcessEnv = process.env): PspCredentialRegistry {
+  static fromEnv(env: { TENANT_PSP_CREDENTIALS?: string; DEV_SEED?: string }): PspCredentialRegistry {
     const configured = parseSecretList(
       'TENANT_PSP_CREDENTIALS',
       env.TENANT_PSP_CREDENTIALS,
