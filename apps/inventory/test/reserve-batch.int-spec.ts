@@ -177,7 +177,9 @@ describe('ReserveStockBatch and the batched order.created consumer (group commit
         }),
       ),
       Promise.all(
-        alone.map((o) => inTx(spec.ds, (tx) => spec.reserve.execute(tx, { tenantId: TEST_TENANT, order: o }))),
+        alone.map((o) =>
+          inTx(spec.ds, (tx) => spec.reserve.execute(tx, { tenantId: TEST_TENANT, order: o })),
+        ),
       ),
     ]);
 

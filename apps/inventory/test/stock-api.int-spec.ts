@@ -118,9 +118,7 @@ describe('inventory HTTP API (running service)', () => {
     const sku = uniqueSku('lazyread');
     await call('PUT', `/v1/admin/stock/${sku}`, ACME, { available: 3 });
     const o = order([[sku, 2]]);
-    await inTx(spec.ds, (tx) =>
-      spec.reserve.execute(tx, { tenantId: 'acme', order: o }),
-    );
+    await inTx(spec.ds, (tx) => spec.reserve.execute(tx, { tenantId: 'acme', order: o }));
     assert.deepEqual((await call('GET', `/v1/stock/${sku}`, ACME)).body, {
       sku,
       available: 1,

@@ -56,10 +56,8 @@ export const dlqTopic = (topic: string): string => `${topic}.dlq`;
 /** Whether a string names a known event type. */
 export const isEventType = (type: string): type is EventType => Object.hasOwn(EVENT_SCHEMAS, type);
 
-/**
- * Why an event could not be accepted: a CONTRACT.* code of ERROR_STATUS (its DLQ reason) and a readable reason.
- * Not a DomainError: an event a service itself fails to write is a bug (500 INTERNAL), not a client's error.
- */
+/** Why an event could not be accepted: its CONTRACT.* DLQ code (ERROR_STATUS) and a readable reason. */
+// Not a DomainError: an event a service fails to write itself is a bug (500 INTERNAL), not the client's error.
 export class ContractViolation extends Error {
   constructor(
     readonly code: Extract<ErrorCode, `CONTRACT.${string}`>,

@@ -71,7 +71,12 @@ describe('DomainErrorFilter', () => {
     const r = answer(new DomainError('GATE_TIMEOUT', 'slow gate', { retryable: true, retryAfterSeconds: 2 }));
     assert.equal(r.status, 503);
     assert.equal(r.headers['retry-after'], '2');
-    assert.deepEqual(r.body, { error: 'GATE_TIMEOUT', message: 'slow gate', retryable: true, retryAfterSeconds: 2 });
+    assert.deepEqual(r.body, {
+      error: 'GATE_TIMEOUT',
+      message: 'slow gate',
+      retryable: true,
+      retryAfterSeconds: 2,
+    });
   });
 
   it("answers a framework HttpException with its status's generic code", () => {

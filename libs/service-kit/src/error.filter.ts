@@ -1,10 +1,4 @@
-import {
-  ArgumentsHost,
-  Catch,
-  ExceptionFilter,
-  HttpException,
-  LoggerService,
-} from '@nestjs/common';
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, LoggerService } from '@nestjs/common';
 import { Request, Response } from 'express';
 import { DomainError, ERROR_STATUS, ErrorCode } from '@checkout/contracts';
 import { isInfrastructureError } from '@checkout/messaging';
@@ -41,11 +35,7 @@ const isErrorBody = (body: unknown): body is { error: string; message: string } 
   /^[A-Z][A-Z0-9_]*$/.test(String((body as { error?: unknown }).error)) &&
   typeof (body as { message?: unknown }).message === 'string';
 
-/**
- * The one exception filter of every service: a DomainError is answered `{ error: code, message, ...details }`
- * with the status of its code (ERROR_STATUS), a `retryAfterSeconds` detail also as Retry-After; an unexpected
- * error is logged once and answered 500 INTERNAL; nothing is rethrown (the keep-alive connection stays usable).
- */
+/** The one exception filter of every service: `{ error, message, ...details }` (docs/contributing.md, Errors). */
 @Catch()
 export class DomainErrorFilter implements ExceptionFilter {
   constructor(private readonly logger?: Pick<LoggerService, 'error' | 'warn'>) {}
@@ -71,7 +61,8 @@ export class DomainErrorFilter implements ExceptionFilter {
       const status = error.getStatus();
       const body = error.getResponse();
       if (isErrorBody(body)) res.status(status).json(body);
-      else res.status(status).json({ error: STATUS_CODES[status] ?? `HTTP_${status}`, message: error.message });
+      else
+        res.status(status).json({ error: STATUS_CODES[status] ?? `HTTP_${status}`, message: error.message });
       return;
     }
     const req = http.getRequest<Request>();
@@ -111,6 +102,8 @@ export class DomainErrorFilter implements ExceptionFilter {
   private answer(res: Response, error: DomainError): void {
     const retryAfter = error.details.retryAfterSeconds;
     if (typeof retryAfter === 'number') res.setHeader('Retry-After', String(retryAfter));
-    res.status(ERROR_STATUS[error.code]).json({ error: error.code, message: error.message, ...error.details });
+    res
+      .status(ERROR_STATUS[error.code])
+      .json({ error: error.code, message: error.message, ...error.details });
   }
 }

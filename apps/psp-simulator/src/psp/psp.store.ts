@@ -184,13 +184,10 @@ export class PspStore {
       if (!charge || charge.account !== account)
         throw new PspRequestError('NO_SUCH_CHARGE', 'no such charge');
       if (charge.status !== 'succeeded')
-        throw new PspRequestError('CHARGE_NOT_CAPTURED',
-          `charge is ${charge.status}, nothing to refund`,
-        );
+        throw new PspRequestError('CHARGE_NOT_CAPTURED', `charge is ${charge.status}, nothing to refund`);
       const remaining = charge.amount - charge.amountRefunded;
       const amount = input.amount ?? remaining;
-      if (remaining === 0)
-        throw new PspRequestError('CHARGE_ALREADY_REFUNDED', 'charge is already refunded');
+      if (remaining === 0) throw new PspRequestError('CHARGE_ALREADY_REFUNDED', 'charge is already refunded');
       if (amount > remaining || amount <= 0)
         throw new PspRequestError('AMOUNT_TOO_LARGE', `at most ${remaining} can be refunded`);
       const refund: Refund = {
@@ -230,7 +227,8 @@ export class PspStore {
     const existing = this.idempotency.get(`${account}:${key}`);
     if (existing) {
       if (existing.fingerprint !== print)
-        throw new PspRequestError('IDEMPOTENCY_KEY_REUSED',
+        throw new PspRequestError(
+          'IDEMPOTENCY_KEY_REUSED',
           'this Idempotency-Key was used with another request',
         );
       return { object: objects.get(existing.objectId)!, replayed: true };

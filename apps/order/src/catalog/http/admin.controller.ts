@@ -35,8 +35,7 @@ export class AdminController {
   async putPrice(@CurrentTenant() tenant: Tenant, @Param('sku') sku: string, @Body() body: unknown) {
     const s = validate(Sku, sku, 'sku');
     const { unitPrice, currency } = validate(PutPriceBody, body);
-    if (unitPrice > MAX_UNIT_PRICE)
-      throw new PriceOutOfRange(MAX_UNIT_PRICE);
+    if (unitPrice > MAX_UNIT_PRICE) throw new PriceOutOfRange(MAX_UNIT_PRICE);
     return this.catalog.putPrice(this.dataSource, tenant.id, s, unitPrice, currency);
   }
 

@@ -51,10 +51,7 @@ export class OrderTotalTooLarge extends CheckoutError {
   }
 }
 
-/**
- * The order comes to 0 (a 100% voucher, a free SKU): there is nothing to charge, and the saga has no
- * payment-less path, so such an order is refused rather than left waiting for a payment that cannot happen.
- */
+/** The order comes to 0 (a 100% voucher, a free SKU): refused, the saga has no payment-less path. */
 export class ZeroTotal extends CheckoutError {
   constructor() {
     super('ZERO_TOTAL', 'the order total is 0: free orders cannot be checked out');
@@ -89,7 +86,10 @@ export class OutOfStock extends CheckoutError {
 /** Another request with the same Idempotency-Key is still being processed. */
 export class IdempotencyKeyInUse extends CheckoutError {
   constructor() {
-    super('IDEMPOTENCY_KEY_IN_USE', 'a request with this Idempotency-Key is still being processed; retry later');
+    super(
+      'IDEMPOTENCY_KEY_IN_USE',
+      'a request with this Idempotency-Key is still being processed; retry later',
+    );
   }
 }
 
@@ -100,11 +100,7 @@ export class IdempotencyKeyReused extends CheckoutError {
   }
 }
 
-/**
- * The flash-sale gate did not answer a take in time (slow Redis, not a Redis that is down). Its outcome is
- * unknown, so the checkout neither goes to the database nor keeps a unit: nothing was created, nothing is
- * held, and a retry with the same Idempotency-Key is safe.
- */
+/** The flash-sale gate did not answer a take in time: nothing was created or held; retry with the same key. */
 export class GateTimeout extends CheckoutError {
   constructor(readonly retryAfterSeconds: number) {
     super('GATE_TIMEOUT', 'the flash-sale gate did not answer in time; retry with the same Idempotency-Key');

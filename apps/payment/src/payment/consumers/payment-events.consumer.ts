@@ -6,6 +6,7 @@ import { SagaEvent } from '@checkout/contracts';
 import {
   InboxContext,
   InboxPatternExtras,
+  NonRetryableError,
   lockSaga,
   lockSagas,
 } from '@checkout/messaging';
@@ -14,7 +15,6 @@ import { RequestRefundHandler } from '../commands/refund-payment/refund-payment.
 import { MovePaymentHandler, storeCause } from '../commands/move-payment/move-payment.handler';
 import { ChargeWorker } from '../commands/charge-payment/charge-payment.handler';
 import { findPaymentByOrder } from '../database/payment.repository';
-import { NoPspAccount } from '../domain/payment.errors';
 
 /**
  * inventory.reserved in chunks (group commit) in a consumer group of its own, `payment-attempts`: a flash sale's
@@ -121,7 +121,10 @@ export class PaymentEventsConsumer {
     // The public account id is stored, never its secret key (the PSP client looks that up per call).
     const account = this.accounts.forTenant(tenantId);
     if (!account)
-      throw new NoPspAccount(tenantId);
+      throw new NonRetryableError(
+        'PAYMENT.NO_PSP_ACCOUNT',
+        `tenant ${tenantId} has no PSP account configured`,
+      );
     const p = event.payload;
     const id = randomUUID();
     // One attempt per order, and none for an order already cancelled (events of two topics may cross).

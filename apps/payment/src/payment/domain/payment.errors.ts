@@ -13,10 +13,3 @@ export class RefundNotParked extends DomainError {
     super('REFUND_NOT_PARKED', 'no parked refund with this id');
   }
 }
-
-/** A tenant without a PSP account: its payment attempts cannot be made (parked, not retried). */
-export class NoPspAccount extends DomainError {
-  constructor(tenantId: string) {
-    super('PAYMENT.NO_PSP_ACCOUNT', `tenant ${tenantId} has no PSP account configured`);
-  }
-}

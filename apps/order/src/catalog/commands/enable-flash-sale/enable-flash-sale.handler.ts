@@ -33,8 +33,7 @@ export class SetFlashSaleHandler {
   async execute(cmd: SetFlashSaleCommand): Promise<FlashSale & { available: number | null }> {
     if (!cmd.enabled) {
       const off = await this.gate.gate.disable(cmd.tenantId, cmd.sku);
-      if (off.outcome === 'GateUnavailable')
-        throw new GateUnavailable(off.reason);
+      if (off.outcome === 'GateUnavailable') throw new GateUnavailable(off.reason);
       const sale = await this.catalog.putFlashSale(
         this.dataSource,
         cmd.tenantId,
@@ -48,8 +47,7 @@ export class SetFlashSaleHandler {
     const source = cmd.available === undefined ? 'inventory' : 'override';
     const available = cmd.available ?? (await this.availableInInventory(cmd.sku, cmd.authorization));
     const on = await this.gate.gate.enable(cmd.tenantId, cmd.sku, available);
-    if (on.outcome === 'GateUnavailable')
-      throw new GateUnavailable(on.reason);
+    if (on.outcome === 'GateUnavailable') throw new GateUnavailable(on.reason);
     const sale = await this.catalog.putFlashSale(
       this.dataSource,
       cmd.tenantId,

@@ -28,8 +28,7 @@ export class IssueApologyVoucher {
       customerId: order?.customerId ?? e.payload.customerId,
       forOrderId: e.payload.orderId,
     });
-    if (outcome === 'code-taken')
-      throw new ApologyVoucherCodeTaken(e.payload.code, e.payload.orderId);
+    if (outcome === 'code-taken') throw new ApologyVoucherCodeTaken(e.payload.code, e.payload.orderId);
     this.logger.info(
       { orderId: e.payload.orderId, outcome, knownOrder: order !== undefined },
       'apology voucher issued',
