@@ -32,11 +32,10 @@ interface ReserveInput {
   cause?: SagaEvent;
 }
 const commands = require(join(REPO, 'apps/inventory/dist/src/reservation/commands')) as {
-  ReserveStock: new (
+  ReserveStockBatch: new (
     outbox: OutboxWriter,
     o: { ttlSeconds: number },
-  ) => { execute(tx: EntityManager, input: ReserveInput): Promise<{ outcome: string }> };
-  ReserveStockBatch: new (outbox: OutboxWriter, o: { ttlSeconds: number }) => object;
+  ) => { execute(tx: EntityManager, inputs: ReserveInput[]): Promise<{ outcome: string }[]> };
   SetStock: new (outbox: OutboxWriter) => {
     execute(tx: EntityManager, input: { tenantId: string; sku: string; available: number }): Promise<unknown>;
   };
@@ -45,9 +44,6 @@ const { ReservationConsumer } = require(
   join(REPO, 'apps/inventory/dist/src/reservation/consumers/reservation.consumer'),
 ) as {
   ReservationConsumer: new (reserve: object, release: object, commit: object, returnSold: object) => object;
-};
-const { InventoryError } = require(join(REPO, 'apps/inventory/dist/src/reservation/domain')) as {
-  InventoryError: new (code: string, message: string) => Error & { code: string };
 };
 const { MIGRATIONS } = require(join(REPO, 'apps/inventory/dist/src/migrations')) as {
   MIGRATIONS: (new () => object)[];
@@ -180,7 +176,11 @@ async function main(): Promise<void> {
     if (!/administrator command/.test(error.message)) throw error;
   });
   const outbox = new OutboxWriter('inventory');
-  const reserve = new commands.ReserveStock(outbox, { ttlSeconds: 600 });
+  const batch = new commands.ReserveStockBatch(outbox, { ttlSeconds: 600 });
+  // ReserveStock of one order: a batch of one.
+  const reserve = {
+    execute: async (tx: EntityManager, input: ReserveInput) => (await batch.execute(tx, [input]))[0],
+  };
   const tenants = { get: (id: string) => (id === TENANT ? { id } : undefined) };
   // The service's consumer transport, as the inventory app configures it; never connected: apply() is its
   // database path (admission, inbox rows, ReservationConsumer.orderCreated, one transaction per chunk).
@@ -190,7 +190,6 @@ async function main(): Promise<void> {
     dataSource: ds,
     logger: quiet,
     admission: { tenants, codePrefix: 'INVENTORY' },
-    domainErrors: [InventoryError],
     batchSize: BATCH,
   }).addConsumer(
     new ReservationConsumer(new commands.ReserveStockBatch(outbox, { ttlSeconds: 600 }), {}, {}, {}),

@@ -3,7 +3,7 @@ import { DATABASE } from './database';
 import { loadFulfillmentConfig } from './config/fulfillment.config';
 
 /** Applies pending migrations of the fulfillment database (a Kubernetes Job runs the same file). */
-runMigrations(loadFulfillmentConfig().DATABASE_URL, DATABASE)
+runMigrations(loadFulfillmentConfig(), DATABASE)
   .then((applied) =>
     console.log(
       JSON.stringify({ level: 'info', service: 'fulfillment', msg: 'migrations applied', applied }),

@@ -2,7 +2,6 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { ServiceKitModule } from '@checkout/service-kit';
 import { InventoryConfig } from './config/inventory.config';
 import { DATABASE } from './database';
-import { InventoryError } from './reservation/domain';
 import { ReservationModule } from './reservation/reservation.module';
 
 /** The inventory service. */
@@ -19,7 +18,6 @@ export class AppModule {
           aggregateType: 'inventory',
           consumers: {
             codePrefix: 'INVENTORY',
-            domainErrors: [InventoryError],
             batchSize: config.INVENTORY_RESERVE_BATCH_SIZE,
           },
         }),

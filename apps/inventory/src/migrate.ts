@@ -3,7 +3,7 @@ import { DATABASE } from './database';
 import { loadInventoryConfig } from './config/inventory.config';
 
 /** Applies pending migrations of the inventory database (a Kubernetes Job runs the same file). */
-runMigrations(loadInventoryConfig().DATABASE_URL, DATABASE)
+runMigrations(loadInventoryConfig(), DATABASE)
   .then((applied) =>
     console.log(JSON.stringify({ level: 'info', service: 'inventory', msg: 'migrations applied', applied })),
   )

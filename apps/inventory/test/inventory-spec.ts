@@ -8,13 +8,13 @@ import {
   CommitStock,
   ExpireReservations,
   ReleaseStock,
-  ReserveStock,
   ReserveStockBatch,
+  ReserveStockInput,
+  ReserveStockResult,
   ReturnSoldStock,
   SetStock,
 } from '../src/reservation/commands';
 import { ReservationConsumer } from '../src/reservation/consumers/reservation.consumer';
-import { InventoryError } from '../src/reservation/domain';
 import { TEST_TENANT, eventsOf, expire, inTx, order, outbox } from './support';
 
 /** The tenant registry of the specs that call consumers directly: only the test tenant. */
@@ -44,7 +44,6 @@ export const inventoryTransport = (
     dataSource: ds,
     logger: consoleLogger,
     admission: { tenants: testTenants, codePrefix: 'INVENTORY' },
-    domainErrors: [InventoryError],
     batchSize: 100,
   }).addConsumer(consumer);
 
@@ -69,8 +68,12 @@ export function inventorySpec(poolSize = 10) {
       return dataSource;
     },
     tenantId,
-    reserve: new ReserveStock(outbox, { ttlSeconds: 600 }),
     reserveBatch: new ReserveStockBatch(outbox, { ttlSeconds: 600 }),
+    /** One order through ReserveStockBatch (a batch of one), all lines or none. */
+    reserve: {
+      execute: async (tx: EntityManager, input: ReserveStockInput): Promise<ReserveStockResult> =>
+        (await spec.reserveBatch.execute(tx, [input]))[0],
+    },
     commit: new CommitStock(outbox),
     release: new ReleaseStock(outbox),
     expireJob: new ExpireReservations(outbox),

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { InboxTransport, NonRetryableError } from '@checkout/messaging';
-import { ReserveStock, ReserveStockBatch } from '../src/reservation/commands';
+import { ReserveStockBatch } from '../src/reservation/commands';
 import {
   TEST_TENANT,
   eventsOf,
@@ -24,7 +24,6 @@ const chunks = <T>(xs: T[], n: number): T[][] =>
 describe('ReserveStockBatch and the batched order.created consumer (group commit)', () => {
   const spec = inventorySpec(20);
   const batch = new ReserveStockBatch(outbox, { ttlSeconds: 600 });
-  const single = new ReserveStock(outbox, { ttlSeconds: 600 });
   let transport: InboxTransport;
   const consumer = {
     apply: (events: ReturnType<typeof orderCreatedEvent>[]) => transport.apply('order.created', events),
@@ -178,7 +177,9 @@ describe('ReserveStockBatch and the batched order.created consumer (group commit
         }),
       ),
       Promise.all(
-        alone.map((o) => inTx(spec.ds, (tx) => single.execute(tx, { tenantId: TEST_TENANT, order: o }))),
+        alone.map((o) =>
+          inTx(spec.ds, (tx) => spec.reserve.execute(tx, { tenantId: TEST_TENANT, order: o })),
+        ),
       ),
     ]);
 

@@ -1,8 +1,7 @@
 import { describe, it } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { loadStackConfig } from '@checkout/testing';
-import { ReserveStock } from '../src/reservation/commands';
-import { expire, inTx, order, outbox, uniqueSku } from './support';
+import { expire, inTx, order, uniqueSku } from './support';
 import { inventorySpec } from './inventory-spec';
 
 const base = `http://127.0.0.1:${loadStackConfig().servicePorts.inventory}`;
@@ -40,7 +39,7 @@ describe('inventory HTTP API (running service)', () => {
     const sku = uniqueSku('restock');
     await call('PUT', `/v1/admin/stock/${sku}`, ACME, { available: 10 });
     await inTx(spec.ds, (tx) =>
-      new ReserveStock(outbox, { ttlSeconds: 600 }).execute(tx, {
+      spec.reserve.execute(tx, {
         tenantId: 'acme',
         order: order([[sku, 4]]),
       }),
@@ -119,9 +118,7 @@ describe('inventory HTTP API (running service)', () => {
     const sku = uniqueSku('lazyread');
     await call('PUT', `/v1/admin/stock/${sku}`, ACME, { available: 3 });
     const o = order([[sku, 2]]);
-    await inTx(spec.ds, (tx) =>
-      new ReserveStock(outbox, { ttlSeconds: 600 }).execute(tx, { tenantId: 'acme', order: o }),
-    );
+    await inTx(spec.ds, (tx) => spec.reserve.execute(tx, { tenantId: 'acme', order: o }));
     assert.deepEqual((await call('GET', `/v1/stock/${sku}`, ACME)).body, {
       sku,
       available: 1,

@@ -3,7 +3,7 @@ import { DATABASE } from './database';
 import { loadOrderConfig } from './config/order.config';
 
 /** Applies pending migrations of the order database (a Kubernetes Job runs the same file). */
-runMigrations(loadOrderConfig().DATABASE_URL, DATABASE)
+runMigrations(loadOrderConfig(), DATABASE)
   .then((applied) =>
     console.log(JSON.stringify({ level: 'info', service: 'order', msg: 'migrations applied', applied })),
   )

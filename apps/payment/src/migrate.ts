@@ -3,7 +3,7 @@ import { DATABASE } from './database';
 import { loadPaymentConfig } from './config/payment.config';
 
 /** Applies pending migrations of the payment database (a Kubernetes Job runs the same file). */
-runMigrations(loadPaymentConfig().DATABASE_URL, DATABASE)
+runMigrations(loadPaymentConfig(), DATABASE)
   .then((applied) =>
     console.log(JSON.stringify({ level: 'info', service: 'payment', msg: 'migrations applied', applied })),
   )

@@ -3,7 +3,7 @@ import { DATABASE } from './database';
 import { loadSagaTrackerConfig } from './config/saga-tracker.config';
 
 /** Applies pending migrations of the saga tracker database (a Kubernetes Job runs the same file). */
-runMigrations(loadSagaTrackerConfig().DATABASE_URL, DATABASE)
+runMigrations(loadSagaTrackerConfig(), DATABASE)
   .then((applied) =>
     console.log(
       JSON.stringify({ level: 'info', service: 'saga-tracker', msg: 'migrations applied', applied }),

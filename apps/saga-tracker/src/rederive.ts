@@ -7,7 +7,7 @@ import { RederiveSagas } from './saga/commands/rederive-sagas/rederive-sagas.han
 /** Derives every saga's state again from its steps (run after a release that changed the derivation rules). */
 async function main(): Promise<void> {
   const config = loadSagaTrackerConfig();
-  const ds = new DataSource(dataSourceOptions(config.DATABASE_URL, DATABASE));
+  const ds = new DataSource(dataSourceOptions(config.DATABASE_URL, DATABASE, config));
   await ds.initialize();
   try {
     const result = await new RederiveSagas(ds, stuckTimeoutsOf(config)).execute();

@@ -28,3 +28,4 @@ export * from './http/fulfillment';
 export * from './http/saga-tracker';
 export * from './http/psp';
 export * from './http/openapi';
+export * from './errors';

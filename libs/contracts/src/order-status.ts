@@ -26,6 +26,10 @@ export const TERMINAL_ORDER_STATUSES = [
   'REFUNDED',
 ] as const;
 
+/** Whether an order status is one its saga ends in (TERMINAL_ORDER_STATUSES). */
+export const isTerminalStatus = (status: string): boolean =>
+  (TERMINAL_ORDER_STATUSES as readonly string[]).includes(status);
+
 /** The payment service's payment states, as the order mirrors them. */
 export const PAYMENT_STATES = ['created', 'pending', 'unknown', 'succeeded', 'failed', 'refunded'] as const;
 export type PaymentState = (typeof PAYMENT_STATES)[number];

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Envelope, RawEnvelope, envelopeOf } from './envelope';
+import { ErrorCode } from './errors';
 import { FulfillmentApologyVoucherIssuedV1 } from './events/fulfillment-apology-voucher-issued.v1';
 import { FulfillmentShipmentCancelledV1 } from './events/fulfillment-shipment-cancelled.v1';
 import { FulfillmentShipmentCreatedV1 } from './events/fulfillment-shipment-created.v1';
@@ -55,14 +56,11 @@ export const dlqTopic = (topic: string): string => `${topic}.dlq`;
 /** Whether a string names a known event type. */
 export const isEventType = (type: string): type is EventType => Object.hasOwn(EVENT_SCHEMAS, type);
 
-/** Why an event could not be accepted: the stable code and a human-readable reason. */
+/** Why an event could not be accepted: its CONTRACT.* DLQ code (ERROR_STATUS) and a readable reason. */
+// Not a DomainError: an event a service fails to write itself is a bug (500 INTERNAL), not the client's error.
 export class ContractViolation extends Error {
   constructor(
-    readonly code:
-      | 'CONTRACT.MALFORMED_JSON'
-      | 'CONTRACT.INVALID_ENVELOPE'
-      | 'CONTRACT.UNKNOWN_TYPE'
-      | 'CONTRACT.INVALID_PAYLOAD',
+    readonly code: Extract<ErrorCode, `CONTRACT.${string}`>,
     message: string,
   ) {
     super(message);

@@ -49,7 +49,7 @@ describe('HandlerRetry', () => {
   });
 
   it('gives up a NonRetryableError at once', async () => {
-    const h = failing(10, () => new NonRetryableError('X.RULE', 'broken rule'));
+    const h = failing(10, () => new NonRetryableError('INVENTORY.LINE_TOO_LARGE', 'broken rule'));
     await assert.rejects(
       policy().execute(h.fn),
       (e: unknown) => e instanceof HandlerGaveUp && e.attempts === 1,

@@ -1,12 +1,12 @@
 import { IHeaders, KafkaMessage, Producer } from 'kafkajs';
 import { ExponentialBackoff, handleWhen, retry } from 'cockatiel';
-import { dlqTopic } from '@checkout/contracts';
+import { ErrorCode, dlqTopic } from '@checkout/contracts';
 import { NonRetryableError, isInfrastructureError } from './errors';
 import { Logger } from './logger';
 
 /** Why a message was parked, as recorded in its DLQ headers. */
 export interface DlqReason {
-  code: string;
+  code: ErrorCode;
   reason: string;
   attempts: number;
 }

@@ -4,7 +4,7 @@ import { Batch, Consumer, KafkaMessage, Producer } from 'kafkajs';
 import { Counter, Histogram, Registry } from 'prom-client';
 import { isObservable, lastValueFrom } from 'rxjs';
 import { DataSource, EntityManager } from 'typeorm';
-import { ContractViolation, SagaEvent, parseEvent } from '@checkout/contracts';
+import { ContractViolation, DomainError, SagaEvent, ServiceCode, parseEvent } from '@checkout/contracts';
 import { BackgroundStart } from './consumer-start';
 import { ConsumerLagMonitor } from './consumer-lag';
 import {
@@ -102,12 +102,7 @@ export interface InboxTransportOptions {
    * the saga id is the payload's orderId and a payload's tenantId is the envelope's. A failed check parks the
    * event with `<codePrefix>.UNKNOWN_TENANT`, `.SAGA_MISMATCH` or `.TENANT_MISMATCH`. Omitted: no check.
    */
-  admission?: { tenants: { get(id: string): unknown }; codePrefix: string };
-  /**
-   * The service's domain errors (each carrying a stable `code`): a handler throwing one is not retried but parked
-   * with that code, like a NonRetryableError.
-   */
-  domainErrors?: (abstract new (...args: never[]) => Error & { code: string })[];
+  admission?: { tenants: { get(id: string): unknown }; codePrefix: ServiceCode };
   /** Events per transaction at most, for `batch: true` handlers (default 100). */
   batchSize?: number;
   /**
@@ -158,7 +153,7 @@ interface Group {
  * saga check (`admission`), then in ONE DB transaction record the event id in the inbox (a redelivered event is a
  * duplicate, skipped) and run the method with the transaction in its context; the offset is resolved only after
  * the commit. `batch: true` methods get a chunk per transaction (group commit). Failures are retried with backoff
- * (HandlerRetry: infrastructure errors without limit, heartbeating); a NonRetryableError or a domain error parks the
+ * (HandlerRetry: infrastructure errors without limit, heartbeating); a DomainError (libs/contracts) parks the
  * message on `<topic>.dlq` with its code at once, any other error after `maxAttempts`. `listen()` returns at
  * once: the groups join in the background (readiness does not wait for Kafka); `close()` stops fetching, lets the
  * work in flight finish, commits and disconnects.
@@ -531,17 +526,14 @@ export class InboxTransport extends Server implements CustomTransportStrategy {
     return new Set(fresh.map((e) => e.eventId));
   }
 
-  /** Calls a Nest event handler and waits for it; a domain error becomes a NonRetryableError (park it). */
+  /** Calls a Nest event handler and waits for it; a DomainError becomes a NonRetryableError (park it with its code). */
   private async invoke(handler: MessageHandler, data: unknown, ctx: InboxContext): Promise<void> {
     try {
       const result: unknown = await handler(data, ctx);
       if (isObservable(result)) await lastValueFrom(result, { defaultValue: undefined });
     } catch (error) {
-      const domain = this.options.domainErrors?.find((type) => error instanceof type);
-      if (domain) {
-        const e = error as Error & { code: string };
-        throw new NonRetryableError(e.code, e.message);
-      }
+      if (error instanceof DomainError && !(error instanceof NonRetryableError))
+        throw new NonRetryableError(error.code, error.message, error.details);
       throw error;
     }
   }

@@ -73,7 +73,7 @@ describe('outbox -> Debezium -> Kafka -> consumer with inbox', () => {
       'order.created',
       async (event: SagaEvent<'order.created'>, { tx }: InboxContext) => {
         if (poison.has(event.payload.orderId))
-          throw new NonRetryableError('TEST.POISON', 'tenant does not exist');
+          throw new NonRetryableError('ORDER.UNKNOWN_TENANT', 'tenant does not exist');
         if (failing.has(event.payload.orderId)) throw new Error('handler keeps failing');
         await tx.query('INSERT INTO effects (event_id, order_id) VALUES ($1, $2)', [
           event.eventId,
@@ -250,7 +250,7 @@ describe('outbox -> Debezium -> Kafka -> consumer with inbox', () => {
         (m) => mine(m) && m.headers.eventId === poisonEvent.eventId,
         { timeoutMs: 60_000 },
       );
-      assert.equal(nonRetryable.headers['dlq-code'], 'TEST.POISON');
+      assert.equal(nonRetryable.headers['dlq-code'], 'ORDER.UNKNOWN_TENANT');
       assert.equal(nonRetryable.headers['dlq-attempts'], '1');
     } finally {
       await consumer.stop();

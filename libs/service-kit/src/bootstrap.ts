@@ -7,7 +7,7 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
 import { NextFunction, Request, Response, json } from 'express';
 import { DataSource } from 'typeorm';
-import { ApiErrorFilter } from './api-error';
+import { DomainErrorFilter } from './error.filter';
 import { BaseConfig, internalPort } from './config';
 import { connectConsumers } from './consumers';
 import { ServiceKitOptions, dataSourceOptions } from './service-kit.module';
@@ -51,7 +51,7 @@ export async function createService(
   // Answer body-parser's errors here, while their `type` is known: past this point Nest turns a JSON syntax
   // error into a bare 400 carrying the parser's message.
   app.use(bodyParserErrors);
-  app.useGlobalFilters(new ApiErrorFilter(logger));
+  app.useGlobalFilters(new DomainErrorFilter(logger));
   app.set('x-powered-by', false);
   return app;
 }
@@ -207,10 +207,11 @@ export function exitGracefullyOn(
 
 /** The body of a service's migrate.ts: runs its pending migrations, each in its own transaction. */
 export async function runMigrations(
-  url: string,
+  config: Pick<BaseConfig, 'SERVICE_NAME' | 'DB_POOL_SIZE' | 'DB_PREPARED_STATEMENTS' | 'DATABASE_URL'>,
   database: NonNullable<ServiceKitOptions['database']>,
 ): Promise<string[]> {
-  const ds = new DataSource(dataSourceOptions(url, database));
+  if (!config.DATABASE_URL) throw new Error('DATABASE_URL is required');
+  const ds = new DataSource(dataSourceOptions(config.DATABASE_URL, database, config));
   await ds.initialize();
   try {
     const done = await ds.runMigrations({ transaction: 'each' });

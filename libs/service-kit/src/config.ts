@@ -21,6 +21,16 @@ export const BaseConfigSchema = z
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     KAFKA_BROKERS: z.string().min(1),
     DATABASE_URL: z.string().url().optional(),
+    /** Connections of the service's database pool. */
+    DB_POOL_SIZE: z.coerce.number().int().min(1).max(1000).default(20),
+    /** Parameterised statements as named prepared statements; false behind a transaction-mode pooler. */
+    DB_PREPARED_STATEMENTS: z.enum(['true', 'false']).default('true'),
+    /** The tenants (a JSON array of Tenant, a secret); the dev seed's are added when DEV_SEED is true. */
+    TENANTS: z.string().optional(),
+    /** The tenants' PSP accounts (a JSON array of PspCredentials, a secret of payment and the PSP only). */
+    TENANT_PSP_CREDENTIALS: z.string().optional(),
+    /** Adds the dev seed (tenants acme and globex, their PSP accounts): local stack only. */
+    DEV_SEED: z.enum(['true', 'false']).default('false'),
     /** Largest accepted HTTP body. */
     BODY_LIMIT: z.string().default('64kb'),
     /**

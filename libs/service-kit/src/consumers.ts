@@ -3,7 +3,8 @@ import { PinoLogger } from 'nestjs-pino';
 import { Registry } from 'prom-client';
 import { Observable, throwError } from 'rxjs';
 import { DataSource } from 'typeorm';
-import { InboxTransport, InboxTransportOptions } from '@checkout/messaging';
+import { ServiceCode } from '@checkout/contracts';
+import { InboxTransport } from '@checkout/messaging';
 import { withEventSpan } from '@checkout/tracing';
 import { BaseConfig, kafkaClientOptions, messagingSettings } from './config';
 import { shutdownOnFatal } from './consumer-lifecycle';
@@ -13,9 +14,7 @@ import { METRICS_REGISTRY, SERVICE_CONFIG } from './tokens';
 /** What a service says about its consumers (ServiceKitModule.forRoot's `consumers`). */
 export interface ConsumersOptions {
   /** Prefix of the admission codes its DLQ shows: `INVENTORY` -> `INVENTORY.UNKNOWN_TENANT`, `.SAGA_MISMATCH`. */
-  codePrefix: string;
-  /** The service's domain errors (with a stable `code`): parked with that code instead of retried. */
-  domainErrors?: InboxTransportOptions['domainErrors'];
+  codePrefix: ServiceCode;
   /** Events per transaction at most for `@EventPattern(type, { batch: true })` methods. */
   batchSize?: number;
 }
@@ -43,7 +42,6 @@ export function consumerTransportProvider(options: ConsumersOptions | undefined)
         registry,
         logger: logger.logger,
         admission: { tenants, codePrefix: options.codePrefix },
-        domainErrors: options.domainErrors,
         batchSize: options.batchSize,
         around: (event, fn) => withEventSpan(event, config.SERVICE_NAME, fn),
         lagProbeIntervalMs: messagingSettings(config).probeIntervalMs,
@@ -57,7 +55,7 @@ export function consumerTransportProvider(options: ConsumersOptions | undefined)
 /**
  * Hands a consumer method's error to the transport as it was thrown: Nest's default filter would replace it
  * with `{ status: 'error', message: 'Internal server error' }`, and the transport decides on the error itself
- * (a NonRetryableError or a domain error is parked, an infrastructure error waits, any other is retried).
+ * (a DomainError is parked with its code, an infrastructure error waits, any other is retried).
  */
 @Catch()
 export class KeepErrorForTransport implements RpcExceptionFilter {

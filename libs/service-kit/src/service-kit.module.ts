@@ -61,6 +61,7 @@ export const REDACTED_LOG_PATHS = [
 export function dataSourceOptions(
   url: string,
   database: NonNullable<ServiceKitOptions['database']>,
+  config: Pick<BaseConfig, 'SERVICE_NAME' | 'DB_POOL_SIZE' | 'DB_PREPARED_STATEMENTS'>,
 ): DataSourceOptions {
   return {
     type: 'postgres',
@@ -71,12 +72,12 @@ export function dataSourceOptions(
     synchronize: false,
     migrationsRun: false,
     extra: {
-      max: Number(process.env.DB_POOL_SIZE ?? 20),
+      max: config.DB_POOL_SIZE,
       // A connection idle for a minute is closed (pg's default is 10 s): each new one costs a SCRAM login on both
       // sides, and a periodic job that runs every few seconds would otherwise open one again and again.
       idleTimeoutMillis: 60_000,
-      application_name: process.env.SERVICE_NAME,
-      ...(process.env.DB_PREPARED_STATEMENTS === 'false' ? {} : { Client: NamedStatementClient }),
+      application_name: config.SERVICE_NAME,
+      ...(config.DB_PREPARED_STATEMENTS === 'false' ? {} : { Client: NamedStatementClient }),
     },
   };
 }
@@ -99,10 +100,10 @@ export class ServiceKitModule {
         provide: OUTBOX_WRITER,
         useValue: new OutboxWriter(options.aggregateType ?? options.config.SERVICE_NAME, activeTraceparent),
       },
-      { provide: TenantRegistry, useValue: TenantRegistry.fromEnv() },
+      { provide: TenantRegistry, useValue: TenantRegistry.fromEnv(options.config) },
       TenantGuard,
       ...(options.pspCredentials
-        ? [{ provide: PspCredentialRegistry, useValue: PspCredentialRegistry.fromEnv() }]
+        ? [{ provide: PspCredentialRegistry, useValue: PspCredentialRegistry.fromEnv(options.config) }]
         : []),
       KafkaHealthIndicator,
       TracingShutdown,
@@ -131,7 +132,7 @@ export class ServiceKitModule {
     if (options.database) {
       const url = options.config.DATABASE_URL;
       if (!url) throw new Error('DATABASE_URL is required');
-      imports.push(TypeOrmModule.forRoot(dataSourceOptions(url, options.database)));
+      imports.push(TypeOrmModule.forRoot(dataSourceOptions(url, options.database, options.config)));
       if (options.aggregateType) providers.push(OutboxMonitorHost);
     } else if (options.consumers) throw new Error('consumers need the service database (inbox)');
     providers.push(consumerTransportProvider(options.consumers));

@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { CanActivate, ExecutionContext, Injectable, createParamDecorator } from '@nestjs/common';
 import { Request } from 'express';
 import { z } from 'zod';
-import { ApiError } from './api-error';
+import { DomainError } from '@checkout/contracts';
 import { ConfigError } from './config';
 
 /** A merchant of the platform, as every service knows it: an id and the hash of its API key, no other secret. */
@@ -114,7 +114,7 @@ export class TenantRegistry {
   }
 
   /** Reads TENANTS (a JSON array of Tenant) and adds the dev seed when DEV_SEED=true. */
-  static fromEnv(env: NodeJS.ProcessEnv = process.env): TenantRegistry {
+  static fromEnv(env: { TENANTS?: string; DEV_SEED?: string }): TenantRegistry {
     const configured = parseSecretList('TENANTS', env.TENANTS, TenantSchema);
     const all = [...(env.DEV_SEED === 'true' ? DEV_TENANTS : []), ...configured];
     refuseDuplicates('TENANTS', all, (t) => t.id, 'tenant id (or one of the dev seed)');
@@ -160,7 +160,7 @@ export class PspCredentialRegistry {
   }
 
   /** Reads TENANT_PSP_CREDENTIALS and adds the dev seed's accounts when DEV_SEED=true. */
-  static fromEnv(env: NodeJS.ProcessEnv = process.env): PspCredentialRegistry {
+  static fromEnv(env: { TENANT_PSP_CREDENTIALS?: string; DEV_SEED?: string }): PspCredentialRegistry {
     const configured = parseSecretList(
       'TENANT_PSP_CREDENTIALS',
       env.TENANT_PSP_CREDENTIALS,
@@ -211,8 +211,7 @@ export class TenantGuard implements CanActivate {
     const match = /^Bearer ([\x21-\x7e]{1,256})$/.exec(req.headers.authorization ?? '');
     const tenant = match ? this.tenants.byApiKey(match[1]) : undefined;
     if (!tenant)
-      throw new ApiError(
-        401,
+      throw new DomainError(
         'UNAUTHENTICATED',
         'a valid tenant API key is required (Authorization: Bearer <key>)',
       );

@@ -264,7 +264,3 @@ export class StockGate {
 /** Whether a gate result says a sent take got no reply: it may or may not have taken units. */
 export const isGateUnknown = (r: unknown): r is GateUnknown =>
   typeof r === 'object' && r !== null && (r as { outcome?: string }).outcome === 'GateUnknown';
-
-/** Whether a gate result says Redis could not be asked. */
-export const isGateUnavailable = (r: unknown): r is GateUnavailable =>
-  typeof r === 'object' && r !== null && (r as { outcome?: string }).outcome === 'GateUnavailable';

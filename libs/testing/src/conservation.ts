@@ -22,9 +22,6 @@ import {
 
 export { ORDER_STATUSES, PAYMENT_STATES };
 
-/** Order statuses a saga ends in. */
-export const TERMINAL_STATUSES = TERMINAL_ORDER_STATUSES;
-
 /** Order statuses in which the merchant keeps the customer's money. */
 export const MONEY_KEPT_STATUSES = ['PAID', 'SHIPPED', 'BACKORDERED'] as const;
 
@@ -157,7 +154,7 @@ export interface ConservationVerdict {
 
 const SUCCEEDED_CHARGE = new Set(['succeeded']);
 const SUCCEEDED_PAYMENT = new Set(['succeeded', 'refunded']);
-const isTerminal = (status: string) => (TERMINAL_STATUSES as readonly string[]).includes(status);
+const isTerminal = (status: string) => (TERMINAL_ORDER_STATUSES as readonly string[]).includes(status);
 const keepsMoney = (status: string) => (MONEY_KEPT_STATUSES as readonly string[]).includes(status);
 const refundCounts = (r: LedgerRefund) => r.status === undefined || r.status === 'succeeded';
 

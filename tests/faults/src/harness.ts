@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import { isTerminalStatus } from '@checkout/contracts';
 import { CheckoutApi, CheckoutAccepted, SERVICE_URLS, uniqueCustomer, uniqueSku } from '@checkout/e2e';
 import { StackConfig } from '@checkout/local-stack';
 import {
   ConservationVerdict,
-  TERMINAL_STATUSES,
   TopicReader,
   loadStackConfig,
   runConservationCheck,
@@ -143,7 +143,7 @@ export async function waitTerminal(
       async () => {
         for (const id of [...pending]) {
           const order = await api.order(id).catch(() => undefined);
-          if (order && (TERMINAL_STATUSES as readonly string[]).includes(order.status)) pending.delete(id);
+          if (order && isTerminalStatus(order.status)) pending.delete(id);
         }
         return pending.size === 0;
       },

@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { DB_SERVICES } from '@checkout/local-stack';
-import { TERMINAL_STATUSES, waitFor } from '@checkout/testing';
+import { isTerminalStatus } from '@checkout/contracts';
+import { waitFor } from '@checkout/testing';
 import { ENDPOINTS, KnownEntities, unknownRoute } from '../src/endpoints';
 import { FuzzService, RawRequest, badAnswer, describeRequest, send } from '../src/http';
 import { TableWatch } from '../src/db';
@@ -34,7 +35,7 @@ async function settled(orderId: string, authorization = ACME.authorization): Pro
         headers: { authorization },
       });
       const status = (answer.json as { status?: string } | undefined)?.status;
-      return status !== undefined && (TERMINAL_STATUSES as readonly string[]).includes(status);
+      return status !== undefined && isTerminalStatus(status);
     },
     { timeoutMs: 90_000, intervalMs: 250 },
   );

@@ -112,7 +112,7 @@ export class PspService implements OnApplicationBootstrap, OnApplicationShutdown
   /** Creates (or replays) a charge and waits as the token says before answering. */
   async charge(account: string, key: string, input: ChargeInput): Promise<Idempotent<Charge>> {
     const behaviour = behaviourOf(input.token);
-    if (!behaviour) throw new PspRequestError(400, 'TOKEN_INVALID', `unknown payment token ${input.token}`);
+    if (!behaviour) throw new PspRequestError('TOKEN_INVALID', `unknown payment token ${input.token}`);
     const answer = await this.process(input.reference, 'charge', () =>
       this.store.createCharge(
         account,

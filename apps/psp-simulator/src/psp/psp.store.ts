@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { DomainError } from '@checkout/contracts';
 import { JournalEntry, PspJournal } from './psp.journal';
 
 /** A charge as the PSP reports it. */
@@ -81,16 +82,8 @@ export interface Idempotent<T> {
   replayed: boolean;
 }
 
-/** Why the PSP refused a request: answered as 4xx with this code. */
-export class PspRequestError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
+/** Why the PSP refused a request: answered with this code and its status (ERROR_STATUS). */
+export class PspRequestError extends DomainError {}
 
 const newId = (prefix: string) => `${prefix}_${randomBytes(12).toString('hex')}`;
 
@@ -191,19 +184,14 @@ export class PspStore {
     return this.once(account, key, fingerprint, this.refunds, () => {
       const charge = this.charges.get(input.charge);
       if (!charge || charge.account !== account)
-        throw new PspRequestError(404, 'NO_SUCH_CHARGE', 'no such charge');
+        throw new PspRequestError('NO_SUCH_CHARGE', 'no such charge');
       if (charge.status !== 'succeeded')
-        throw new PspRequestError(
-          400,
-          'CHARGE_NOT_CAPTURED',
-          `charge is ${charge.status}, nothing to refund`,
-        );
+        throw new PspRequestError('CHARGE_NOT_CAPTURED', `charge is ${charge.status}, nothing to refund`);
       const remaining = charge.amount - charge.amountRefunded;
       const amount = input.amount ?? remaining;
-      if (remaining === 0)
-        throw new PspRequestError(400, 'CHARGE_ALREADY_REFUNDED', 'charge is already refunded');
+      if (remaining === 0) throw new PspRequestError('CHARGE_ALREADY_REFUNDED', 'charge is already refunded');
       if (amount > remaining || amount <= 0)
-        throw new PspRequestError(400, 'AMOUNT_TOO_LARGE', `at most ${remaining} can be refunded`);
+        throw new PspRequestError('AMOUNT_TOO_LARGE', `at most ${remaining} can be refunded`);
       const refund: Refund = {
         id: newId('re'),
         object: 'refund',
@@ -242,7 +230,6 @@ export class PspStore {
     if (existing) {
       if (existing.fingerprint !== print)
         throw new PspRequestError(
-          422,
           'IDEMPOTENCY_KEY_REUSED',
           'this Idempotency-Key was used with another request',
         );

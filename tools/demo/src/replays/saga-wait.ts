@@ -1,11 +1,10 @@
-import { TERMINAL_STATUSES } from '@checkout/testing';
+import { isTerminalStatus } from '@checkout/contracts';
 import { DemoApi, OffContract } from '../http/demo-api';
 import { Progress } from '../report/progress';
 import { formatCounts, formatMs, tally } from '../report/stats';
 
 /** Whether an order's saga has ended. */
-export const sagaEnded = (status: string): boolean =>
-  (TERMINAL_STATUSES as readonly string[]).includes(status);
+export const sagaEnded = isTerminalStatus;
 
 /** The statuses as last read, and whether every saga ended before the deadline. */
 export interface SagaWaitResult {

@@ -95,17 +95,6 @@ export async function releaseHeld(tx: EntityManager, scope: ReleaseScope): Promi
   return rows.map(({ tenantId, orderId, sku, qty }) => ({ tenantId, orderId, sku, qty }));
 }
 
-/** Takes n units of one SKU from available into reserved if there are n; the row count is the answer. */
-export async function takeIntoReserved(tx: EntityManager, tenantId: string, line: Line): Promise<boolean> {
-  const { rowCount } = await sql(
-    tx,
-    `UPDATE stock SET available = available - $3, reserved = reserved + $3, updated_at = now()
-      WHERE tenant_id = $1 AND sku = $2 AND available >= $3`,
-    [tenantId, line.sku, line.quantity],
-  );
-  return rowCount === 1;
-}
-
 /** Takes n units of one SKU from available straight into sold if there are n (re-reserve after expiry). */
 export async function takeIntoSold(tx: EntityManager, tenantId: string, line: Line): Promise<boolean> {
   const { rowCount } = await sql(

@@ -1,9 +1,9 @@
 import { Body, Controller, Get, HttpCode, Param, Put, UseGuards } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { SetStockRequest, Sku, StockSetView, StockView } from '@checkout/contracts';
-import { ApiError, CurrentTenant, Tenant, TenantGuard, validate } from '@checkout/service-kit';
+import { CurrentTenant, Tenant, TenantGuard, validate } from '@checkout/service-kit';
 import { SetStock } from '../commands';
-import { visibleStock } from '../domain';
+import { NoStock, visibleStock } from '../domain';
 
 /** The inventory HTTP API (docs/api.md, docs/openapi/inventory.json), scoped to the caller's tenant. */
 @Controller('v1')
@@ -56,7 +56,7 @@ export class StockController {
            FROM stock s WHERE s.tenant_id = $1 AND s.sku = $2`,
       [tenant.id, sku],
     );
-    if (rows.length === 0) throw new ApiError(404, 'UNKNOWN_SKU', `no stock for SKU ${sku}`, { sku });
+    if (rows.length === 0) throw new NoStock(sku);
     const { overdue, reservationTtlSeconds, ...counters } = rows[0];
     return { sku: counters.sku, ...visibleStock(counters, overdue), reservationTtlSeconds };
   }

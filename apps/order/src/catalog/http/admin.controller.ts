@@ -8,9 +8,10 @@ import {
   PutPriceRequest,
   Sku,
 } from '@checkout/contracts';
-import { ApiError, CurrentTenant, Tenant, TenantGuard, validate } from '@checkout/service-kit';
+import { CurrentTenant, Tenant, TenantGuard, validate } from '@checkout/service-kit';
 import { SetFlashSaleHandler } from '../commands/enable-flash-sale/enable-flash-sale.handler';
 import { CatalogRepository } from '../database/catalog.repository';
+import { PriceOutOfRange, VoucherExists } from '../domain/catalog.errors';
 import { MAX_UNIT_PRICE } from '../../checkout/domain/pricing';
 
 /** The merchant's admin API: price list, vouchers, flash sales (docs/api.md, docs/openapi/order.json). */
@@ -33,15 +34,7 @@ export class AdminController {
   ): Promise<PriceView> {
     const s = validate(Sku, sku, 'sku');
     const { unitPrice, currency } = validate(PutPriceRequest, body);
-    if (unitPrice > MAX_UNIT_PRICE)
-      throw new ApiError(
-        422,
-        'PRICE_OUT_OF_RANGE',
-        `unitPrice must be at most ${MAX_UNIT_PRICE} minor units`,
-        {
-          maxUnitPrice: MAX_UNIT_PRICE,
-        },
-      );
+    if (unitPrice > MAX_UNIT_PRICE) throw new PriceOutOfRange(MAX_UNIT_PRICE);
     return this.catalog.putPrice(this.dataSource, tenant.id, s, unitPrice, currency);
   }
 
@@ -51,7 +44,7 @@ export class AdminController {
   async createVoucher(@CurrentTenant() tenant: Tenant, @Body() body: unknown) {
     const v = validate(CreateVoucherRequest, body);
     if (!(await this.catalog.createVoucher(this.dataSource, tenant.id, v))) {
-      throw new ApiError(409, 'VOUCHER_EXISTS', `voucher ${v.code} exists already`, { code: v.code });
+      throw new VoucherExists(v.code);
     }
     return { ...v, redeemed: 0 };
   }

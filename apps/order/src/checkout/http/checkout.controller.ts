@@ -1,9 +1,9 @@
 import { Body, Controller, Headers, Post, Res, UseGuards } from '@nestjs/common';
 import { Response } from 'express';
 import { CheckoutRequest, IdempotencyKey } from '@checkout/contracts';
-import { ApiError, CurrentTenant, Tenant, TenantGuard, validate } from '@checkout/service-kit';
+import { CurrentTenant, Tenant, TenantGuard, validate } from '@checkout/service-kit';
 import { PlaceOrderHandler } from '../commands/place-order/place-order.handler';
-import { CheckoutError, GateTimeout } from '../domain/checkout.errors';
+import { IdempotencyKeyRequired } from '../domain/checkout.errors';
 
 /** `POST /v1/checkout` (contract: CheckoutRequest, CheckoutAccepted in libs/contracts, docs/api.md). */
 @Controller('v1/checkout')
@@ -22,9 +22,7 @@ export class CheckoutController {
     let parsed: CheckoutRequest;
     try {
       if (key === undefined) {
-        throw new ApiError(400, 'VALIDATION_FAILED', 'the Idempotency-Key header is required', {
-          issues: [{ path: 'headers.idempotency-key', message: 'required' }],
-        });
+        throw new IdempotencyKeyRequired();
       }
       idempotencyKey = validate(IdempotencyKey, key, 'Idempotency-Key header');
       parsed = validate(CheckoutRequest, body);
@@ -32,16 +30,9 @@ export class CheckoutController {
       this.placeOrder.count('VALIDATION_FAILED');
       throw error;
     }
-    try {
-      const reply = await this.placeOrder.execute({ tenantId: tenant.id, idempotencyKey, body: parsed });
-      if (reply.replayed) res.setHeader('Idempotent-Replayed', 'true');
-      // The stored bytes, not a re-serialisation: a replay is byte for byte the first answer.
-      res.status(reply.status).type('application/json').send(reply.body);
-    } catch (error) {
-      if (error instanceof GateTimeout) res.setHeader('Retry-After', String(error.retryAfterSeconds));
-      if (error instanceof CheckoutError)
-        throw new ApiError(error.status, error.code, error.message, error.details);
-      throw error;
-    }
+    const reply = await this.placeOrder.execute({ tenantId: tenant.id, idempotencyKey, body: parsed });
+    if (reply.replayed) res.setHeader('Idempotent-Replayed', 'true');
+    // The stored bytes, not a re-serialisation: a replay is byte for byte the first answer.
+    res.status(reply.status).type('application/json').send(reply.body);
   }
 }

@@ -1,12 +1,5 @@
-import {
-  ORDER_STATUSES,
-  OrderStatus,
-  PAYMENT_STATES,
-  PaymentState,
-  TERMINAL_ORDER_STATUSES,
-} from '@checkout/contracts';
+import { OrderStatus, PaymentState } from '@checkout/contracts';
 
-export { ORDER_STATUSES, PAYMENT_STATES };
 export type { OrderStatus, PaymentState };
 
 /**
@@ -37,9 +30,6 @@ export const PAYMENT_TRANSITIONS: Record<PaymentState, readonly (PaymentState | 
   refunded: [null, 'created', 'pending', 'unknown', 'succeeded'],
 };
 
-/** Statuses in which the order's saga has ended. */
-export const TERMINAL_STATUSES: readonly OrderStatus[] = TERMINAL_ORDER_STATUSES;
-
 /** Whether the state machine allows moving from one status to another. */
 export const canTransition = (from: OrderStatus, to: OrderStatus): boolean =>
   to !== 'PENDING' && ORDER_TRANSITIONS[to].includes(from);
@@ -54,6 +44,3 @@ export const customerMayCancel = (status: OrderStatus, payment: PaymentState | n
 
 /** When a cancelled order may still have been charged, payment must refund it (anything but a known failure). */
 export const refundIfCharged = (payment: PaymentState | null): boolean => payment !== 'failed';
-
-/** Statuses that return the voucher redemption and the gate's units. */
-export const RETURNS_VOUCHER: readonly OrderStatus[] = ['REJECTED', 'CANCELLED'];

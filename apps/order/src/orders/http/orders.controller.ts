@@ -1,11 +1,10 @@
 import { Controller, Get, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { CancelAccepted, OrderId, OrderView } from '@checkout/contracts';
-import { ApiError, CurrentTenant, Tenant, TenantGuard } from '@checkout/service-kit';
+import { CurrentTenant, Tenant, TenantGuard } from '@checkout/service-kit';
 import { CancelOrderHandler } from '../commands/cancel-order/cancel-order.handler';
 import { OrderRepository } from '../database/order.repository';
-
-const notFound = (id: string) => new ApiError(404, 'ORDER_NOT_FOUND', `order ${id} not found`);
+import { OrderNotFound } from '../domain/order.errors';
 
 /** The shopper's view of an order, and the customer's cancel. Tenant-scoped: another tenant's order is 404. */
 @Controller('v1/orders')
@@ -20,9 +19,9 @@ export class OrdersController {
   /** Status, payment state, snapshotted lines and the status history of an order. */
   @Get(':orderId')
   async get(@CurrentTenant() tenant: Tenant, @Param('orderId') orderId: string): Promise<OrderView> {
-    if (!OrderId.safeParse(orderId).success) throw notFound(orderId);
+    if (!OrderId.safeParse(orderId).success) throw new OrderNotFound(orderId);
     const order = await this.orders.find(this.dataSource, tenant.id, orderId);
-    if (!order) throw notFound(orderId);
+    if (!order) throw new OrderNotFound(orderId);
     const history = await this.orders.history(this.dataSource, orderId);
     return {
       orderId: order.id,
@@ -45,7 +44,7 @@ export class OrdersController {
   @Post(':orderId/cancel')
   @HttpCode(202)
   async cancel(@CurrentTenant() tenant: Tenant, @Param('orderId') orderId: string): Promise<CancelAccepted> {
-    if (!OrderId.safeParse(orderId).success) throw notFound(orderId);
+    if (!OrderId.safeParse(orderId).success) throw new OrderNotFound(orderId);
     return this.cancelOrder.execute(tenant.id, orderId);
   }
 }

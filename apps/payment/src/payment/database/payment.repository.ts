@@ -137,19 +137,6 @@ export async function claimNewAttempts(
   );
 }
 
-/** Loads one attempt of a tenant. */
-export async function findPayment(
-  tx: EntityManager,
-  tenantId: string,
-  id: string,
-): Promise<PaymentRow | undefined> {
-  const rows: PaymentRow[] = await tx.query(
-    `SELECT * FROM payment_attempt WHERE tenant_id = $1 AND id = $2`,
-    [tenantId, id],
-  );
-  return rows[0];
-}
-
 /** The attempt of an order. */
 export async function findPaymentByOrder(
   tx: EntityManager,

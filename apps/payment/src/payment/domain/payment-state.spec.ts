@@ -1,6 +1,7 @@
 import { describe, it } from '@jest/globals';
 import assert from 'node:assert/strict';
-import { ALLOWED_FROM, PAYMENT_STATES, canTransition, replay } from './payment-state';
+import { PAYMENT_STATES } from '@checkout/contracts';
+import { ALLOWED_FROM, canTransition, replay } from './payment-state';
 
 describe('payment state machine', () => {
   it("replays the seed's trace: pending, unknown, webhook succeeded, duplicate, late failed, refunded", () => {

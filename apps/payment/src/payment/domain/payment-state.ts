@@ -1,6 +1,6 @@
-/** The states of one payment attempt (docs/api.md, the order's `paymentState`). */
-export const PAYMENT_STATES = ['created', 'pending', 'unknown', 'succeeded', 'failed', 'refunded'] as const;
-export type PaymentState = (typeof PAYMENT_STATES)[number];
+import { PaymentState } from '@checkout/contracts';
+
+export type { PaymentState };
 
 /** Who told us: the synchronous PSP response, a webhook, reconciliation, or our own bookkeeping. */
 export type TransitionSource = 'response' | 'webhook' | 'reconciliation' | 'charge' | 'refund';

@@ -9,8 +9,9 @@ import {
   RefundsQuery,
   RefundsView,
 } from '@checkout/contracts';
-import { ApiError, CurrentTenant, Tenant, TenantGuard, validate } from '@checkout/service-kit';
+import { CurrentTenant, Tenant, TenantGuard, validate } from '@checkout/service-kit';
 import { PaymentRow, RefundRow, updateReturning } from '../database/payment.repository';
+import { RefundNotParked } from '../domain/payment.errors';
 import { REFUND_ALLOWED_FROM } from '../domain/refund-state';
 
 const refundView = (r: RefundRow): RefundView => ({
@@ -116,7 +117,7 @@ export class PaymentsController {
         WHERE id = $1 AND tenant_id = $2 AND state = ANY($3::text[]) RETURNING *`,
       [id, tenant.id, REFUND_ALLOWED_FROM.pending],
     );
-    if (rows.length === 0) throw new ApiError(404, 'REFUND_NOT_PARKED', 'no parked refund with this id');
+    if (rows.length === 0) throw new RefundNotParked();
     return refundView(rows[0]);
   }
 

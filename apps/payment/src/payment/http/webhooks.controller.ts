@@ -2,8 +2,9 @@ import { Body, Controller, Headers, HttpCode, Inject, Post, RawBodyRequest, Req 
 import { PinoLogger } from 'nestjs-pino';
 import { Request } from 'express';
 import { PspWebhookEvent, WebhookReceived } from '@checkout/contracts';
-import { ApiError, PspCredentialRegistry, SERVICE_CONFIG, validate } from '@checkout/service-kit';
+import { PspCredentialRegistry, SERVICE_CONFIG, validate } from '@checkout/service-kit';
 import { PaymentConfig } from '../../config/payment.config';
+import { WebhookRefused } from '../domain/payment.errors';
 import { verifySignature } from '../domain/webhook-signature';
 import { ApplyPspEventHandler } from '../commands/apply-psp-event/apply-psp-event.handler';
 import { PaymentMetrics } from '../payment.metrics';
@@ -50,7 +51,7 @@ export class WebhooksController {
       this.metrics.webhooks.inc({ outcome: 'rejected' });
       // The reason stays in our log: the caller learns nothing but "refused".
       this.logger.warn({ reason: credentials ? problem : 'UNKNOWN_ACCOUNT' }, 'webhook refused');
-      throw new ApiError(401, 'WEBHOOK_UNAUTHENTICATED', 'webhook refused');
+      throw new WebhookRefused();
     }
     const event = validate(PspWebhookEvent, body);
     const outcome = await this.apply.execute(credentials.tenantId, event);

@@ -1,9 +1,22 @@
-import { Body, Controller, Delete, Get, Headers, HttpCode, Post, Put, Query, Res } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  Headers,
+  HttpCode,
+  HttpException,
+  Post,
+  Put,
+  Query,
+  Res,
+} from '@nestjs/common';
 import { Response } from 'express';
 import { z } from 'zod';
-import { ApiError, validate } from '@checkout/service-kit';
+import { DomainError } from '@checkout/contracts';
+import { validate } from '@checkout/service-kit';
 import { Fault, InjectedFailure, LostResponse, PspService } from '../psp.service';
-import { Idempotent, PspRequestError } from '../psp.store';
+import { Idempotent } from '../psp.store';
 
 const IdempotencyKey = z.string().min(1).max(255);
 const ChargeBody = z.object({
@@ -52,16 +65,15 @@ const FaultBody = z.object({
   times: z.number().int().min(1).max(100_000).default(1),
 });
 
-/** Maps the PSP's own failures to its answers; anything else is rethrown. */
+/** Maps the simulator's own failures (a lost answer, an injected fault) to their answers; anything else is rethrown. */
 function answerFailure(error: unknown, res: Response): never {
   if (error instanceof LostResponse) {
     // The work is done; the caller never hears of it, as when a connection drops mid-answer.
     res.socket?.destroy();
-    throw new ApiError(502, 'PSP_ANSWER_LOST', 'the answer was lost');
+    throw new HttpException({ error: 'PSP_ANSWER_LOST', message: 'the answer was lost' }, 502);
   }
-  if (error instanceof PspRequestError) throw new ApiError(error.status, error.code, error.message);
   if (error instanceof InjectedFailure)
-    throw new ApiError(error.status, 'PSP_UNAVAILABLE', 'the PSP had a problem');
+    throw new HttpException({ error: 'PSP_UNAVAILABLE', message: 'the PSP had a problem' }, error.status);
   throw error;
 }
 
@@ -74,7 +86,7 @@ export class PspController {
     const key = /^Bearer (\S+)$/.exec(authorization ?? '')?.[1];
     const account = this.psp.accountOf(key);
     if (!account)
-      throw new ApiError(401, 'UNAUTHENTICATED', 'Authorization: Bearer <account secret key> is required');
+      throw new DomainError('UNAUTHENTICATED', 'Authorization: Bearer <account secret key> is required');
     return account;
   }
 

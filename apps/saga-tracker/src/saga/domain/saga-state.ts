@@ -1,17 +1,8 @@
-import {
-  EventType,
-  ORDER_STATUSES,
-  OrderStatus,
-  SagaWaitStep,
-  TERMINAL_ORDER_STATUSES,
-} from '@checkout/contracts';
+import { EventType, ORDER_STATUSES, OrderStatus, SagaWaitStep, isTerminalStatus } from '@checkout/contracts';
 import { OUTCOME_OF, SagaService, StepFacts, StepOutcome } from './saga-step';
 
 export { ORDER_STATUSES };
 export type { OrderStatus };
-
-/** Statuses in which the order has ended. */
-export const TERMINAL_STATUSES: readonly OrderStatus[] = TERMINAL_ORDER_STATUSES;
 
 /**
  * The status an event moves the order to and the statuses it may move it from: the order's own forward-only
@@ -218,7 +209,7 @@ export function deriveSagaState(steps: readonly SagaStep[]): SagaState {
     wait = waitingFor(seen);
     // A saga seen only in part (its first step or a cause still in flight) may look ended but is not yet.
     const complete = seen.types.has('order.created') && missingSoFar === 0;
-    const ended = complete && TERMINAL_STATUSES.includes(seen.status) && wait === null;
+    const ended = complete && isTerminalStatus(seen.status) && wait === null;
     if (!ended) terminalAt = null;
     else if (terminalAt === null) terminalAt = step.occurredAt;
   }

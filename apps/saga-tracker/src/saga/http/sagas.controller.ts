@@ -1,8 +1,8 @@
 import { Controller, Get, Inject, Param, Query, UseGuards } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { OrderId, SagaListQuery } from '@checkout/contracts';
-import { ApiError, CurrentTenant, Tenant, TenantGuard, validate } from '@checkout/service-kit';
-import { StuckTimeouts } from '../domain';
+import { CurrentTenant, Tenant, TenantGuard, validate } from '@checkout/service-kit';
+import { SagaNotFound, StuckTimeouts } from '../domain';
 import { findSaga, listSagas, stepsOf } from '../database/saga.repository';
 import { SagaSummaryView, SagaView, sagaSummary, sagaView } from './saga.views';
 
@@ -40,7 +40,7 @@ export class SagasController {
   async get(@CurrentTenant() tenant: Tenant, @Param('orderId') orderId: string): Promise<SagaView> {
     const id = validate(OrderId, orderId, 'orderId');
     const row = await findSaga(this.dataSource, tenant.id, id);
-    if (!row) throw new ApiError(404, 'SAGA_NOT_FOUND', `no saga ${id} has been recorded`);
+    if (!row) throw new SagaNotFound(id);
     return sagaView(row, await stepsOf(this.dataSource, tenant.id, id), new Date(), this.timeouts);
   }
 }

@@ -181,17 +181,3 @@ export class ReserveStockBatch {
     return { outcome: 'rejected', shortSkus, reason };
   }
 }
-
-/** ReserveStock: one order, all lines or none, inside the caller's transaction (a batch of one). */
-export class ReserveStock {
-  private readonly batch: ReserveStockBatch;
-
-  constructor(outbox: OutboxWriter, options: ReserveStockOptions) {
-    this.batch = new ReserveStockBatch(outbox, options);
-  }
-
-  async execute(tx: EntityManager, input: ReserveStockInput): Promise<ReserveStockResult> {
-    const [result] = await this.batch.execute(tx, [input]);
-    return result;
-  }
-}

@@ -1,9 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { ApiError, SERVICE_CONFIG } from '@checkout/service-kit';
+import { SERVICE_CONFIG } from '@checkout/service-kit';
 import { OrderConfig } from '../../../config/order.config';
 import { OrderStockGate } from '../../../gate/stock-gate.provider';
 import { CatalogRepository, FlashSale } from '../../database/catalog.repository';
+import { GateUnavailable, InventoryUnavailable, NoStockRecord } from '../../domain/catalog.errors';
 
 /** Turn the gate on (primed from inventory, or from an explicit figure) or off for one SKU. */
 export interface SetFlashSaleCommand {
@@ -32,8 +33,7 @@ export class SetFlashSaleHandler {
   async execute(cmd: SetFlashSaleCommand): Promise<FlashSale & { available: number | null }> {
     if (!cmd.enabled) {
       const off = await this.gate.gate.disable(cmd.tenantId, cmd.sku);
-      if (off.outcome === 'GateUnavailable')
-        throw new ApiError(503, 'GATE_UNAVAILABLE', `the flash-sale gate is unavailable: ${off.reason}`);
+      if (off.outcome === 'GateUnavailable') throw new GateUnavailable(off.reason);
       const sale = await this.catalog.putFlashSale(
         this.dataSource,
         cmd.tenantId,
@@ -47,8 +47,7 @@ export class SetFlashSaleHandler {
     const source = cmd.available === undefined ? 'inventory' : 'override';
     const available = cmd.available ?? (await this.availableInInventory(cmd.sku, cmd.authorization));
     const on = await this.gate.gate.enable(cmd.tenantId, cmd.sku, available);
-    if (on.outcome === 'GateUnavailable')
-      throw new ApiError(503, 'GATE_UNAVAILABLE', `the flash-sale gate is unavailable: ${on.reason}`);
+    if (on.outcome === 'GateUnavailable') throw new GateUnavailable(on.reason);
     const sale = await this.catalog.putFlashSale(
       this.dataSource,
       cmd.tenantId,
@@ -69,25 +68,17 @@ export class SetFlashSaleHandler {
         signal: AbortSignal.timeout(this.config.INVENTORY_TIMEOUT_MS),
       });
     } catch (error) {
-      throw new ApiError(
-        502,
-        'INVENTORY_UNAVAILABLE',
-        `inventory could not be asked for ${sku}: ${(error as Error).message}; send { "enabled": true, "available": N } to prime the gate explicitly`,
-      );
+      throw new InventoryUnavailable(`inventory could not be asked for ${sku}: ${(error as Error).message}`);
     }
     const body = (await res.json().catch(() => undefined)) as
       { available?: unknown; message?: unknown } | undefined;
     // A 404 of the route itself (inventory without this endpoint) is not an unknown SKU.
     const routeMissing = typeof body?.message === 'string' && body.message.startsWith('Cannot GET');
     if (res.status === 404 && !routeMissing) {
-      throw new ApiError(404, 'UNKNOWN_SKU', `inventory has no stock record for ${sku}`, { skus: [sku] });
+      throw new NoStockRecord(sku);
     }
     if (!res.ok || typeof body?.available !== 'number') {
-      throw new ApiError(
-        502,
-        'INVENTORY_UNAVAILABLE',
-        `inventory answered ${res.status} for ${sku}; send { "enabled": true, "available": N } to prime the gate explicitly`,
-      );
+      throw new InventoryUnavailable(`inventory answered ${res.status} for ${sku}`);
     }
     return body.available;
   }

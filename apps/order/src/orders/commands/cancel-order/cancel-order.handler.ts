@@ -1,10 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { OutboxWriter } from '@checkout/messaging';
-import { ApiError, OUTBOX_WRITER } from '@checkout/service-kit';
+import { OUTBOX_WRITER } from '@checkout/service-kit';
 import { CatalogRepository } from '../../../catalog/database/catalog.repository';
 import { OrderStockGate } from '../../../gate/stock-gate.provider';
 import { OrderRepository } from '../../database/order.repository';
+import { OrderNotCancellable, OrderNotFound } from '../../domain/order.errors';
 import { refundIfCharged } from '../../domain/order-status';
 
 /**
@@ -40,16 +41,8 @@ export class CancelOrderHandler {
       return { orderId, status: 'CANCELLED' };
     }
     const order = await this.orders.find(this.dataSource, tenantId, orderId);
-    if (!order) throw new ApiError(404, 'ORDER_NOT_FOUND', `order ${orderId} not found`);
+    if (!order) throw new OrderNotFound(orderId);
     if (order.status === 'CANCELLED') return { orderId, status: 'CANCELLED' };
-    throw new ApiError(
-      409,
-      'ORDER_NOT_CANCELLABLE',
-      `order ${orderId} is ${order.status} (payment ${order.paymentState ?? 'none'}): it can no longer be cancelled`,
-      {
-        status: order.status,
-        paymentState: order.paymentState,
-      },
-    );
+    throw new OrderNotCancellable(orderId, order.status, order.paymentState);
   }
 }

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { PinoLogger } from 'nestjs-pino';
 import { SagaEvent } from '@checkout/contracts';
-import { NonRetryableError } from '@checkout/messaging';
 import { CatalogRepository } from '../../../catalog/database/catalog.repository';
 import { OrderRepository } from '../../database/order.repository';
+import { ApologyVoucherCodeTaken } from '../../domain/order.errors';
 import { SagaStep } from '../saga-step';
 
 /**
@@ -28,11 +28,7 @@ export class IssueApologyVoucher {
       customerId: order?.customerId ?? e.payload.customerId,
       forOrderId: e.payload.orderId,
     });
-    if (outcome === 'code-taken')
-      throw new NonRetryableError(
-        'ORDER.VOUCHER_CODE_TAKEN',
-        `apology voucher ${e.payload.code} of order ${e.payload.orderId}: another voucher has that code`,
-      );
+    if (outcome === 'code-taken') throw new ApologyVoucherCodeTaken(e.payload.code, e.payload.orderId);
     this.logger.info(
       { orderId: e.payload.orderId, outcome, knownOrder: order !== undefined },
       'apology voucher issued',

@@ -1,6 +1,5 @@
 import { EntityManager } from 'typeorm';
 import { SagaEvent } from '@checkout/contracts';
-import { NonRetryableError } from '@checkout/messaging';
 import {
   OUTCOME_OF,
   SagaState,
@@ -10,6 +9,7 @@ import {
   serviceOf,
   stuckVerdict,
   traceIdOf,
+  UnclassifiedType,
 } from '../../domain';
 import {
   SagaStateWrite,
@@ -111,7 +111,7 @@ export class RecordSagaStep {
     // The tenant and saga checks (SAGA.UNKNOWN_TENANT, SAGA.SAGA_MISMATCH) are the consumer transport's.
     const outcome = OUTCOME_OF[event.type];
     // A type added to the registry but not classified here is parked (and replayable), never guessed.
-    if (!outcome) throw new NonRetryableError('SAGA.UNCLASSIFIED_TYPE', `no outcome class for ${event.type}`);
+    if (!outcome) throw new UnclassifiedType(event.type);
     return {
       eventId: event.eventId,
       tenantId: event.tenantId,

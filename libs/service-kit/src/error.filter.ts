@@ -1,42 +1,13 @@
-import {
-  ArgumentsHost,
-  Catch,
-  ExceptionFilter,
-  HttpException,
-  HttpStatus,
-  LoggerService,
-} from '@nestjs/common';
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, LoggerService } from '@nestjs/common';
 import { Request, Response } from 'express';
-import { z } from 'zod';
-import { ErrorBody } from '@checkout/contracts';
+import { DomainError, ERROR_STATUS, ErrorCode } from '@checkout/contracts';
 import { isInfrastructureError } from '@checkout/messaging';
 
 /** Retry-After of a 503 SERVICE_UNAVAILABLE: long enough for a pool to free a connection, short for a buyer. */
 const UNAVAILABLE_RETRY_AFTER_SECONDS = 1;
 
-/** An expected failure with a stable code, answered as ErrorBody `{ error, message, ...details }` (docs/api.md). */
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    readonly details: Record<string, unknown> = {},
-  ) {
-    super(message);
-    this.name = 'ApiError';
-  }
-}
-
-/** Parses a request part with a zod schema, or throws 400 VALIDATION_FAILED listing every problem. */
-export function validate<S extends z.ZodType>(schema: S, value: unknown, what = 'body'): z.infer<S> {
-  const result = schema.safeParse(value);
-  if (result.success) return result.data;
-  throw new ApiError(HttpStatus.BAD_REQUEST, 'VALIDATION_FAILED', `invalid ${what}`, {
-    issues: result.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })),
-  });
-}
-
-const STATUS_CODES: Record<number, string> = {
+/** The code of a framework HttpException (an unknown route, a wrong method), by its status. */
+const STATUS_CODES: Partial<Record<number, ErrorCode>> = {
   400: 'VALIDATION_FAILED',
   401: 'UNAUTHENTICATED',
   403: 'FORBIDDEN',
@@ -49,21 +20,31 @@ const STATUS_CODES: Record<number, string> = {
   429: 'TOO_MANY_REQUESTS',
 };
 
-/**
- * Turns every error into the product's error shape; an unexpected error becomes 500 INTERNAL without details
- * and its real cause (message, stack, route) is logged here, once. Nothing is rethrown: the answer is complete
- * and the keep-alive connection stays usable.
- */
+/** A database or pool that is away: nothing was decided, the client retries (a checkout with the same key). */
+const serviceUnavailable = () =>
+  new DomainError(
+    'SERVICE_UNAVAILABLE',
+    'a dependency of this service is unavailable; retry (a checkout with the same Idempotency-Key)',
+    { retryable: true, retryAfterSeconds: UNAVAILABLE_RETRY_AFTER_SECONDS },
+  );
+
+/** Whether an HttpException's body is the product's error shape with a CODE (Nest's own say `Not Found`). */
+const isErrorBody = (body: unknown): body is { error: string; message: string } =>
+  typeof body === 'object' &&
+  body !== null &&
+  /^[A-Z][A-Z0-9_]*$/.test(String((body as { error?: unknown }).error)) &&
+  typeof (body as { message?: unknown }).message === 'string';
+
+/** The one exception filter of every service: `{ error, message, ...details }` (docs/contributing.md, Errors). */
 @Catch()
-export class ApiErrorFilter implements ExceptionFilter {
+export class DomainErrorFilter implements ExceptionFilter {
   constructor(private readonly logger?: Pick<LoggerService, 'error' | 'warn'>) {}
 
   catch(error: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
     const res = http.getResponse<Response>();
-    if (error instanceof ApiError) {
-      const body: ErrorBody = { error: error.code, message: error.message, ...error.details };
-      res.status(error.status).json(body);
+    if (error instanceof DomainError) {
+      this.answer(res, error);
       return;
     }
     // body-parser errors: malformed JSON, oversized body, wrong charset.
@@ -78,13 +59,15 @@ export class ApiErrorFilter implements ExceptionFilter {
     }
     if (error instanceof HttpException) {
       const status = error.getStatus();
-      res.status(status).json({ error: STATUS_CODES[status] ?? `HTTP_${status}`, message: error.message });
+      const body = error.getResponse();
+      if (isErrorBody(body)) res.status(status).json(body);
+      else
+        res.status(status).json({ error: STATUS_CODES[status] ?? `HTTP_${status}`, message: error.message });
       return;
     }
     const req = http.getRequest<Request>();
     // A database that is restarting, a pool with no free connection in time, a deadlock: nothing was decided
-    // (the transaction rolled back), so the client is told to retry; a checkout retries with the same
-    // Idempotency-Key, which is what the key is for. Not an INTERNAL: no bug to page anyone about.
+    // (the transaction rolled back), so the client is told to retry. Not an INTERNAL: no bug to page anyone about.
     if (isInfrastructureError(error) && !res.headersSent) {
       this.logger?.warn?.(
         {
@@ -93,16 +76,9 @@ export class ApiErrorFilter implements ExceptionFilter {
           url: req?.originalUrl ?? req?.url,
           msg: 'dependency unavailable: answered 503',
         },
-        'ApiErrorFilter',
+        'DomainErrorFilter',
       );
-      res.setHeader('Retry-After', String(UNAVAILABLE_RETRY_AFTER_SECONDS));
-      res.status(503).json({
-        error: 'SERVICE_UNAVAILABLE',
-        message:
-          'a dependency of this service is unavailable; retry (a checkout with the same Idempotency-Key)',
-        retryable: true,
-        retryAfterSeconds: UNAVAILABLE_RETRY_AFTER_SECONDS,
-      });
+      this.answer(res, serviceUnavailable());
       return;
     }
     const cause = {
@@ -112,7 +88,7 @@ export class ApiErrorFilter implements ExceptionFilter {
     };
     // Nest's LoggerService contract: the last argument is the context; pino takes the message from `msg`.
     if (this.logger)
-      this.logger.error({ ...cause, msg: 'unexpected error: answered 500 INTERNAL' }, 'ApiErrorFilter');
+      this.logger.error({ ...cause, msg: 'unexpected error: answered 500 INTERNAL' }, 'DomainErrorFilter');
     else console.error(JSON.stringify({ level: 'error', msg: 'unexpected error', err: String(error) }));
     // Part of a response already went out: it cannot be completed, so the connection cannot be reused.
     if (res.headersSent) {
@@ -120,5 +96,14 @@ export class ApiErrorFilter implements ExceptionFilter {
       return;
     }
     res.status(500).json({ error: 'INTERNAL', message: 'internal error' });
+  }
+
+  /** Answers a DomainError with the status of its code. */
+  private answer(res: Response, error: DomainError): void {
+    const retryAfter = error.details.retryAfterSeconds;
+    if (typeof retryAfter === 'number') res.setHeader('Retry-After', String(retryAfter));
+    res
+      .status(ERROR_STATUS[error.code])
+      .json({ error: error.code, message: error.message, ...error.details });
   }
 }

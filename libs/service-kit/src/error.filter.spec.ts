@@ -1,7 +1,8 @@
 import { describe, it } from '@jest/globals';
 import assert from 'node:assert/strict';
-import { ArgumentsHost } from '@nestjs/common';
-import { ApiError, ApiErrorFilter } from './api-error';
+import { ArgumentsHost, HttpException, NotFoundException } from '@nestjs/common';
+import { DomainError, ERROR_STATUS } from '@checkout/contracts';
+import { DomainErrorFilter } from './error.filter';
 
 /** A response that records what the filter sent. */
 function fakeResponse() {
@@ -38,19 +39,56 @@ function answer(error: unknown) {
     error: (m: { msg: string }) => logged.push(`error: ${m.msg}`),
     warn: (m: { msg: string }) => logged.push(`warn: ${m.msg}`),
   };
-  new ApiErrorFilter(logger).catch(error, host);
+  new DomainErrorFilter(logger).catch(error, host);
   return { ...sent, logged };
 }
 
 /** What pg throws: a DatabaseError with a SQLSTATE, wrapped by TypeORM as QueryFailedError.driverError. */
 const pgError = (code: string) => Object.assign(new Error('db'), { driverError: { code } });
 
-describe('ApiErrorFilter', () => {
-  it('answers an ApiError with its status, code and details', () => {
-    const r = answer(new ApiError(409, 'ORDER_NOT_CANCELLABLE', 'paid', { status: 'PAID' }));
+describe('DomainErrorFilter', () => {
+  it('answers a DomainError with the status of its code, its code and details', () => {
+    const r = answer(new DomainError('ORDER_NOT_CANCELLABLE', 'paid', { status: 'PAID' }));
     assert.equal(r.status, 409);
     assert.deepEqual(r.body, { error: 'ORDER_NOT_CANCELLABLE', message: 'paid', status: 'PAID' });
+    assert.equal(r.headers['retry-after'], undefined);
     assert.deepEqual(r.logged, []);
+  });
+
+  it('answers a subclass of DomainError like its base, from the one table', () => {
+    class UnknownVoucher extends DomainError {
+      constructor(code: string) {
+        super('UNKNOWN_VOUCHER', `unknown voucher ${code}`, { voucherCode: code });
+      }
+    }
+    const r = answer(new UnknownVoucher('X'));
+    assert.equal(r.status, ERROR_STATUS.UNKNOWN_VOUCHER);
+    assert.equal(r.status, 404);
+    assert.deepEqual(r.body, { error: 'UNKNOWN_VOUCHER', message: 'unknown voucher X', voucherCode: 'X' });
+  });
+
+  it('sends a retryAfterSeconds detail also as Retry-After', () => {
+    const r = answer(new DomainError('GATE_TIMEOUT', 'slow gate', { retryable: true, retryAfterSeconds: 2 }));
+    assert.equal(r.status, 503);
+    assert.equal(r.headers['retry-after'], '2');
+    assert.deepEqual(r.body, {
+      error: 'GATE_TIMEOUT',
+      message: 'slow gate',
+      retryable: true,
+      retryAfterSeconds: 2,
+    });
+  });
+
+  it("answers a framework HttpException with its status's generic code", () => {
+    const r = answer(new NotFoundException('Cannot GET /nope'));
+    assert.equal(r.status, 404);
+    assert.deepEqual(r.body, { error: 'NOT_FOUND', message: 'Cannot GET /nope' });
+  });
+
+  it('sends an HttpException that carries an error body as it is, with its status', () => {
+    const r = answer(new HttpException({ error: 'PSP_UNAVAILABLE', message: 'the PSP had a problem' }, 502));
+    assert.equal(r.status, 502);
+    assert.deepEqual(r.body, { error: 'PSP_UNAVAILABLE', message: 'the PSP had a problem' });
   });
 
   it('answers an unexpected error 500 INTERNAL without details and logs its cause', () => {
