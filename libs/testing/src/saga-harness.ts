@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { DataSource, DataSourceOptions } from 'typeorm';
 import { EventType, SagaEvent, validateEvent } from '@checkout/contracts';
 import { loadStackConfig, superClient } from '@checkout/local-stack';
-import { goldenEvent, goldenFixture } from './golden';
+import { goldenFixture } from './golden';
 
 /** What the harness needs of the consumer runtime: `InboxTransport.apply` (one delivery, its inbox transaction). */
 export interface InboxRuntime {
@@ -20,7 +20,10 @@ export interface SagaHarnessOptions {
   runtime: (dataSource: DataSource) => InboxRuntime;
 }
 
-/** An event given to the service: a golden message by type (a fresh delivery of it) or an envelope. */
+/**
+ * An event given to the service: a golden message by type (as committed: the fixtures' causation chain holds) or
+ * an envelope (e.g. `goldenEvent(type, {...})`, a fresh delivery with other payload values).
+ */
 export type GivenEvent = EventType | SagaEvent;
 
 /** An event expected in the outbox: the golden message of the type, or an envelope (e.g. `goldenEvent(type, {...})`). */
@@ -120,7 +123,7 @@ export class SagaScenario {
 
   /** Events delivered in this order, each in its own inbox transaction (as the transport applies it). */
   givenEvents(...events: GivenEvent[]): this {
-    this.steps.push(...events.map((e) => (typeof e === 'string' ? goldenEvent(e) : e)));
+    this.steps.push(...events.map((e) => (typeof e === 'string' ? goldenFixture(e) : e)));
     return this;
   }
 
@@ -145,9 +148,13 @@ export class SagaScenario {
       const outcome = await runtime.apply(step.type, [step]);
       assert.deepEqual(outcome, { applied: 1, duplicates: 0 }, `${step.type} was not applied`);
     }
-    const rows: { payload: unknown }[] = await dataSource.query(
-      `SELECT payload FROM outbox ORDER BY occurred_at, sequence`,
+    // A service that only consumes (the saga tracker) has no outbox: it emits nothing.
+    const [{ outbox }]: { outbox: string | null }[] = await dataSource.query(
+      `SELECT to_regclass('outbox') AS outbox`,
     );
+    const rows: { payload: unknown }[] = outbox
+      ? await dataSource.query(`SELECT payload FROM outbox ORDER BY occurred_at, sequence`)
+      : [];
     const emitted = rows.map((r) => validateEvent(r.payload));
     for (const e of emitted) {
       assert.ok(e.causationId && given.has(e.causationId), `${e.type} is not caused by a given event`);
