@@ -1,31 +1,15 @@
 import { afterAll, afterEach, beforeAll, describe, it } from '@jest/globals';
 import assert from 'node:assert/strict';
-import { PinoLogger } from 'nestjs-pino';
 import { DataSource } from 'typeorm';
-import { InboxTransport, OutboxWriter } from '@checkout/messaging';
 import { goldenFixture, sagaHarness } from '@checkout/testing';
-import { CatalogRepository } from '../src/catalog/database/catalog.repository';
-import { UndoCheckout } from '../src/checkout/commands/undo-checkout/undo-checkout.handler';
 import { MIGRATIONS } from '../src/migrations';
-import { CancelAfterPaymentFailure } from '../src/orders/commands/cancel-after-payment-failure/cancel-after-payment-failure.handler';
-import { IssueApologyVoucher } from '../src/orders/commands/issue-apology-voucher/issue-apology-voucher.handler';
-import { MarkAwaitingPayment } from '../src/orders/commands/mark-awaiting-payment/mark-awaiting-payment.handler';
-import { MarkBackordered } from '../src/orders/commands/mark-backordered/mark-backordered.handler';
-import { MarkPaid } from '../src/orders/commands/mark-paid/mark-paid.handler';
-import { MarkShipped } from '../src/orders/commands/mark-shipped/mark-shipped.handler';
-import { RecordPaymentState } from '../src/orders/commands/record-payment-state/record-payment-state.handler';
-import { RejectOrder } from '../src/orders/commands/reject-order/reject-order.handler';
-import { SagaGate } from '../src/orders/commands/saga-step';
-import { SagaEventsConsumer } from '../src/orders/consumers/saga-events.consumer';
 import { OrderRepository } from '../src/orders/database/order.repository';
+import { orderTransport } from './order-runtime';
 
 const { tenantId, payload: created } = goldenFixture('order.created');
 const voucher = goldenFixture('fulfillment.apology-voucher-issued').payload;
 const HOLD = 'gate-hold-1';
 const orders = new OrderRepository();
-const catalog = new CatalogRepository();
-const silent = new PinoLogger({ pinoHttp: { level: 'silent' } });
-const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 /** The order as checkout placed it (what order.created tells the others), its gate units held. */
 const placed = (ds: DataSource) =>
@@ -54,37 +38,7 @@ describe('order saga reactions: given events, expect the golden events (SagaEven
   const saga = sagaHarness({
     service: 'order',
     migrations: MIGRATIONS,
-    runtime: (dataSource) => {
-      const outbox = new OutboxWriter('order');
-      const gate: SagaGate = {
-        giveBack: async (_t, hold, why) => void (hold && gateCalls.push(`giveBack:${hold}:${why}`)),
-        settle: async (_t, hold) => void (hold && gateCalls.push(`settle:${hold}`)),
-      };
-      const undo = new UndoCheckout(catalog, gate);
-      return new InboxTransport({
-        name: 'order',
-        brokers: ['127.0.0.1:1'],
-        dataSource,
-        logger: quiet,
-        admission: {
-          tenants: { get: (id: string) => (id === tenantId ? { id } : undefined) },
-          codePrefix: 'ORDER',
-        },
-      }).addConsumer(
-        new SagaEventsConsumer(
-          orders,
-          new MarkAwaitingPayment(orders, silent),
-          new RejectOrder(orders, undo, silent),
-          new MarkPaid(orders, outbox, gate),
-          new MarkBackordered(orders, gate, silent),
-          new RecordPaymentState(orders, silent),
-          new CancelAfterPaymentFailure(orders, outbox, undo, silent),
-          new MarkShipped(orders, silent),
-          new IssueApologyVoucher(orders, catalog, silent),
-          undo,
-        ),
-      );
-    },
+    runtime: (dataSource) => orderTransport(dataSource, { name: 'order', tenantId, gateCalls }),
   });
   beforeAll(() => saga.start(), 120_000);
   afterEach(async () => {

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { DataSource, DataSourceOptions } from 'typeorm';
 import { EventType, SagaEvent, validateEvent } from '@checkout/contracts';
 import { loadStackConfig, superClient } from '@checkout/local-stack';
+import { superuserDataSource } from './database';
 import { goldenFixture } from './golden';
 
 /** What the harness needs of the consumer runtime: `InboxTransport.apply` (one delivery, its inbox transaction). */
@@ -93,21 +94,6 @@ async function dropDatabase(name: string): Promise<void> {
   }
 }
 
-function openDatabase(name: string, migrations: SagaHarnessOptions['migrations'] = []): Promise<DataSource> {
-  const config = loadStackConfig();
-  return new DataSource({
-    type: 'postgres',
-    host: '127.0.0.1',
-    port: config.pg.port,
-    username: config.pg.superuser,
-    password: config.pg.password,
-    database: name,
-    migrations,
-    synchronize: false,
-    extra: { max: 4 },
-  }).initialize();
-}
-
 /** One scenario: optional state, then events given one delivery each, then the events expected in the outbox. */
 export class SagaScenario {
   /** State written and events delivered, in the order given. */
@@ -185,7 +171,7 @@ export function sagaHarness(options: SagaHarnessOptions) {
     new SagaScenario(async () => {
       const name = `${prefix}_${++count}`;
       await createDatabase(name, template);
-      const dataSource = await openDatabase(name);
+      const dataSource = await superuserDataSource(name, [], 4);
       open.push({ name, dataSource });
       return { dataSource, runtime: options.runtime(dataSource) };
     });
@@ -194,7 +180,7 @@ export function sagaHarness(options: SagaHarnessOptions) {
     /** Migrates the template database (before the suite: `beforeAll(() => harness.start(), 120_000)`). */
     async start(): Promise<void> {
       await createDatabase(template);
-      const ds = await openDatabase(template, options.migrations);
+      const ds = await superuserDataSource(template, options.migrations, 4);
       try {
         await ds.runMigrations({ transaction: 'each' });
       } finally {
