@@ -1,6 +1,6 @@
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { REPO_ROOT, StackConfig } from './config';
+import { StackConfig } from './config';
 import { Jars } from './jars';
 import { jvmArgs } from './kafka';
 import { partState } from './parts';

@@ -10,7 +10,9 @@ const regenerate = 'run: npx tsc -b infra/local && npm run connectors -w @checko
 describe('infra/debezium is generated from the topology', () => {
   it('has exactly one connector file per service with an outbox, byte for byte as generated', () => {
     const generated = generatedConnectorFiles();
-    const committed = readdirSync(CONNECTOR_DIR).filter((f) => f.endsWith('.json')).sort();
+    const committed = readdirSync(CONNECTOR_DIR)
+      .filter((f) => f.endsWith('.json'))
+      .sort();
     assert.deepEqual(committed, Object.keys(generated).sort(), regenerate);
     for (const [file, text] of Object.entries(generated))
       assert.equal(readFileSync(join(CONNECTOR_DIR, file), 'utf8'), text, `${file} drifted: ${regenerate}`);
