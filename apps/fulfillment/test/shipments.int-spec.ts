@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { TopicReader } from '@checkout/testing';
+import { TopicReader, rawSagaEvent } from '@checkout/testing';
 import {
   GLOBEX_KEY,
   Publishers,
@@ -178,19 +177,10 @@ describe('fulfillment shipments, through the outboxes, Debezium and Kafka', () =
 
   it('parks an invalid order.paid and one of an unknown tenant on the DLQ, changing nothing', async () => {
     const invalid = orderPaid();
-    await publishers.publishRaw('order', {
-      eventId: randomUUID(),
-      type: 'order.paid',
-      version: 1,
-      occurredAt: new Date().toISOString(),
-      tenantId: 'acme',
-      sagaId: invalid.orderId,
-      correlationId: invalid.orderId,
-      causationId: null,
-      traceparent: null,
-      sequence: 1,
-      payload: { ...invalid, total: -1 },
-    });
+    await publishers.publishRaw(
+      'order',
+      rawSagaEvent('order.paid', 'acme', invalid.orderId, { ...invalid, total: -1 }),
+    );
     const foreign = orderPaid({ tenantId: 'nobody' });
     await publishers.publish('order', 'order.paid', foreign, { tenantId: 'nobody' });
 

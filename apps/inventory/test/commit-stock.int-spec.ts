@@ -1,8 +1,7 @@
 import { describe, it } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { eventsOf, givenStock, inTx, order, reservationsOf, stockOf, uniqueSku } from './support';
-import { randomUUID } from 'node:crypto';
-import { validateEvent } from '@checkout/contracts';
+import { sagaEvent } from '@checkout/testing';
 import { contextOf, inventorySpec } from './inventory-spec';
 
 describe('CommitStock on payment.succeeded, and the after-expiry policy', () => {
@@ -134,19 +133,11 @@ describe('CommitStock on payment.succeeded, and the after-expiry policy', () => 
   const cancelled = (orderId: string) =>
     inTx(spec.ds, (tx) =>
       spec.consumer.orderCancelled(
-        validateEvent({
-          eventId: randomUUID(),
-          type: 'order.cancelled',
-          version: 1,
-          occurredAt: new Date().toISOString(),
-          tenantId,
-          sagaId: orderId,
-          correlationId: orderId,
-          causationId: null,
-          traceparent: null,
-          sequence: 9,
-          payload: { orderId, reason: 'customer_request', refundIfCharged: true },
-        }) as never,
+        sagaEvent('order.cancelled', tenantId, orderId, {
+          orderId,
+          reason: 'customer_request',
+          refundIfCharged: true,
+        }),
         contextOf(tx, 'order.cancelled'),
       ),
     );

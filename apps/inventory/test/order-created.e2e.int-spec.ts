@@ -4,7 +4,14 @@ import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { OrderCreatedV1 } from '@checkout/contracts';
 import { OutboxWriter } from '@checkout/messaging';
-import { SeenMessage, TopicReader, loadStackConfig, serviceDataSource, waitFor } from '@checkout/testing';
+import {
+  SeenMessage,
+  TopicReader,
+  loadStackConfig,
+  rawSagaEvent,
+  serviceDataSource,
+  waitFor,
+} from '@checkout/testing';
 import { order, reservationsOf, stockOf, uniqueSku } from './support';
 
 const base = `http://127.0.0.1:${loadStackConfig().servicePorts.inventory}`;
@@ -30,19 +37,7 @@ describe('order.created through the order outbox, Debezium and Kafka to the inve
 
   /** Publishes a raw envelope the writer would refuse (a buggy producer), straight into the order outbox. */
   const publishRaw = async (orderId: string, payload: unknown, tenantId = 'acme') => {
-    const envelope = {
-      eventId: randomUUID(),
-      type: 'order.created',
-      version: 1,
-      occurredAt: new Date().toISOString(),
-      tenantId,
-      sagaId: orderId,
-      correlationId: orderId,
-      causationId: null,
-      traceparent: null,
-      sequence: 1,
-      payload,
-    };
+    const envelope = rawSagaEvent('order.created', tenantId, orderId, payload);
     await orderDb.query(
       `INSERT INTO outbox (id, aggregate_type, aggregate_id, type, version, tenant_id, saga_id, correlation_id, sequence, payload)
        VALUES ($1, 'order', $2::text, 'order.created', 1, $3, $2::uuid, $2::text, 1, $4)`,

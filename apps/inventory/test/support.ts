@@ -1,8 +1,8 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
-import { OrderCreatedV1, SagaEvent, validateEvent } from '@checkout/contracts';
+import { OrderCreatedV1, SagaEvent } from '@checkout/contracts';
 import { OutboxWriter } from '@checkout/messaging';
-import { orderCreatedPayload } from '@checkout/testing';
+import { orderCreatedPayload, sagaEvent } from '@checkout/testing';
 import { SetStock } from '../src/reservation/commands';
 
 /**
@@ -96,19 +96,7 @@ export function orderCreatedEvent(
   payload: OrderCreatedV1,
   tenantId = TEST_TENANT,
 ): SagaEvent<'order.created'> {
-  return validateEvent({
-    eventId: randomUUID(),
-    type: 'order.created',
-    version: 1,
-    occurredAt: new Date().toISOString(),
-    tenantId,
-    sagaId: payload.orderId,
-    correlationId: payload.orderId,
-    causationId: null,
-    traceparent: null,
-    sequence: 1,
-    payload,
-  }) as SagaEvent<'order.created'>;
+  return sagaEvent('order.created', tenantId, payload.orderId, payload);
 }
 
 /**

@@ -3,46 +3,20 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { EventType, PayloadOf, SagaEvent, validateEvent } from '@checkout/contracts';
-import { PinoLogger } from 'nestjs-pino';
-import { InboxTransport, NonRetryableError, OutboxWriter } from '@checkout/messaging';
-import { scratchDatabase } from '@checkout/testing';
+import { InboxTransport, NonRetryableError } from '@checkout/messaging';
+import { sagaEvent, scratchDatabase } from '@checkout/testing';
 import { CatalogRepository } from '../src/catalog/database/catalog.repository';
 import { MIGRATIONS } from '../src/migrations';
-import { UndoCheckout } from '../src/checkout/commands/undo-checkout/undo-checkout.handler';
-import { CancelAfterPaymentFailure } from '../src/orders/commands/cancel-after-payment-failure/cancel-after-payment-failure.handler';
-import { IssueApologyVoucher } from '../src/orders/commands/issue-apology-voucher/issue-apology-voucher.handler';
-import { MarkAwaitingPayment } from '../src/orders/commands/mark-awaiting-payment/mark-awaiting-payment.handler';
-import { MarkBackordered } from '../src/orders/commands/mark-backordered/mark-backordered.handler';
-import { MarkPaid } from '../src/orders/commands/mark-paid/mark-paid.handler';
-import { MarkShipped } from '../src/orders/commands/mark-shipped/mark-shipped.handler';
-import { RecordPaymentState } from '../src/orders/commands/record-payment-state/record-payment-state.handler';
-import { RejectOrder } from '../src/orders/commands/reject-order/reject-order.handler';
-import { SagaGate } from '../src/orders/commands/saga-step';
-import { SagaEventsConsumer } from '../src/orders/consumers/saga-events.consumer';
 import { OrderRepository } from '../src/orders/database/order.repository';
+import { orderTransport } from './order-runtime';
 
 const tenantId = 'acme';
 const orders = new OrderRepository();
 const catalog = new CatalogRepository();
-const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
-const silent = new PinoLogger({ pinoHttp: { level: 'silent' } });
 
 /** An envelope of type T for the order, as another service would publish it. */
-function event<T extends EventType>(type: T, orderId: string, payload: PayloadOf<T>): SagaEvent<T> {
-  return validateEvent({
-    eventId: randomUUID(),
-    type,
-    version: 1,
-    occurredAt: new Date().toISOString(),
-    tenantId,
-    sagaId: orderId,
-    correlationId: orderId,
-    causationId: null,
-    traceparent: null,
-    sequence: 1,
-    payload,
-  }) as SagaEvent<T>;
-}
+const event = <T extends EventType>(type: T, orderId: string, payload: PayloadOf<T>): SagaEvent<T> =>
+  sagaEvent(type, tenantId, orderId, payload);
 
 describe('order saga reactions (handlers on a scratch order database): given events, expect state and events', () => {
   let scratch: Awaited<ReturnType<typeof scratchDatabase>>;
@@ -53,37 +27,7 @@ describe('order saga reactions (handlers on a scratch order database): given eve
   beforeAll(async () => {
     scratch = await scratchDatabase('order_saga', MIGRATIONS, 5);
     db = scratch.dataSource;
-    const outbox = new OutboxWriter('order');
-    const gate: SagaGate = {
-      giveBack: async (_t, hold, why) => void (hold && gateCalls.push(`giveBack:${hold}:${why}`)),
-      settle: async (_t, hold) => void (hold && gateCalls.push(`settle:${hold}`)),
-    };
-    const undo = new UndoCheckout(catalog, gate);
-    // The service's consumer as the app builds it, on the transport as the app configures it (admission with
-    // the ORDER prefix), never connected to Kafka: apply() is the runtime's database path.
-    transport = new InboxTransport({
-      name: 'order-saga-spec',
-      brokers: ['127.0.0.1:1'],
-      dataSource: db,
-      logger: quiet,
-      admission: {
-        tenants: { get: (id: string) => (id === tenantId ? { id } : undefined) },
-        codePrefix: 'ORDER',
-      },
-    }).addConsumer(
-      new SagaEventsConsumer(
-        orders,
-        new MarkAwaitingPayment(orders, silent),
-        new RejectOrder(orders, undo, silent),
-        new MarkPaid(orders, outbox, gate),
-        new MarkBackordered(orders, gate, silent),
-        new RecordPaymentState(orders, silent),
-        new CancelAfterPaymentFailure(orders, outbox, undo, silent),
-        new MarkShipped(orders, silent),
-        new IssueApologyVoucher(orders, catalog, silent),
-        undo,
-      ),
-    );
+    transport = orderTransport(db, { name: 'order-saga-spec', tenantId, gateCalls });
   });
   afterAll(async () => {
     await scratch.drop();

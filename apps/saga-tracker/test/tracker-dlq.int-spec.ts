@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { Producer } from 'kafkajs';
 import { dlqTopic } from '@checkout/contracts';
 import { loadStackConfig, stackKafka } from '@checkout/local-stack';
-import { TopicReader } from '@checkout/testing';
+import { TopicReader, rawSagaEvent } from '@checkout/testing';
 import { TrackerError } from '../src/cli/saga-api.client';
 import { tracker } from './support';
 
@@ -13,20 +13,13 @@ const TOPIC = 'inventory.released';
 /** An inventory.released envelope as inventory would publish it, with overrides. */
 function released(overrides: Record<string, unknown> = {}) {
   const orderId = randomUUID();
-  return {
-    eventId: randomUUID(),
-    type: TOPIC,
-    version: 1,
-    occurredAt: new Date().toISOString(),
-    tenantId: 'acme',
-    sagaId: orderId,
-    correlationId: orderId,
-    causationId: null,
-    traceparent: null,
-    sequence: 1,
-    payload: { orderId, lines: [{ sku: 'SAGA-TRK-DLQ', quantity: 1 }], reason: 'expired' },
-    ...overrides,
-  };
+  return rawSagaEvent(
+    TOPIC,
+    'acme',
+    orderId,
+    { orderId, lines: [{ sku: 'SAGA-TRK-DLQ', quantity: 1 }], reason: 'expired' },
+    overrides,
+  );
 }
 
 describe('events the tracker cannot accept', () => {

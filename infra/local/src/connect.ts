@@ -1,23 +1,17 @@
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { REPO_ROOT, StackConfig } from './config';
+import { StackConfig } from './config';
 import { Jars } from './jars';
 import { jvmArgs } from './kafka';
 import { partState } from './parts';
 import { javaCommand } from './prerequisites';
 import { startDetached, stopManaged, waitHealthy } from './processes';
 import { clientAuthEnv, connectSaslProperties } from './sasl';
+import { CONNECTOR_DIR, ConnectorDefinition } from './connectors';
 import { OUTBOX_SERVICES, dbEnvPrefix } from './topology';
 import { waitFor } from './wait';
 
-/** Where the connector definitions live: the same JSON files serve the local stack, compose and Kubernetes. */
-export const CONNECTOR_DIR = join(REPO_ROOT, 'infra', 'debezium');
-
-/** A Kafka Connect connector definition as stored in infra/debezium/<service>.json. */
-export interface ConnectorDefinition {
-  name: string;
-  config: Record<string, string>;
-}
+export { CONNECTOR_DIR, type ConnectorDefinition } from './connectors';
 
 /** Reads every connector definition in infra/debezium. */
 export function connectorDefinitions(): ConnectorDefinition[] {

@@ -15,6 +15,7 @@ import {
 import {
   TopicReader,
   orderCreatedPayload,
+  rawSagaEvent,
   scratchDatabase,
   serviceDataSource,
   waitFor,
@@ -202,19 +203,7 @@ describe('outbox -> Debezium -> Kafka -> consumer with inbox', () => {
       ...orderCreatedPayload({ orderId }),
       lines: [{ sku: 'SKU-1', quantity: 0, unitPrice: 1, discount: 0, lineTotal: 0 }],
     };
-    const envelope = {
-      eventId: invalidId,
-      type: 'order.created',
-      version: 1,
-      occurredAt: new Date().toISOString(),
-      tenantId: 'acme',
-      sagaId: orderId,
-      correlationId: orderId,
-      causationId: null,
-      traceparent: null,
-      sequence: 1,
-      payload: bad,
-    };
+    const envelope = rawSagaEvent('order.created', 'acme', orderId, bad, { eventId: invalidId });
     await orderDb.query(
       `INSERT INTO outbox (id, aggregate_type, aggregate_id, type, version, tenant_id, saga_id, correlation_id, sequence, payload)
        VALUES ($1, 'order', $2::text, 'order.created', 1, 'acme', $2::uuid, $2::text, 1, $3)`,

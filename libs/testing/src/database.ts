@@ -14,18 +14,7 @@ export async function scratchDatabase(
   await admin.connect();
   await admin.query(`CREATE DATABASE "${name}"`);
   await admin.end();
-  const dataSource = new DataSource({
-    type: 'postgres',
-    host: '127.0.0.1',
-    port: config.pg.port,
-    username: config.pg.superuser,
-    password: config.pg.password,
-    database: name,
-    migrations,
-    synchronize: false,
-    extra: { max: poolSize },
-  });
-  await dataSource.initialize();
+  const dataSource = await superuserDataSource(name, migrations, poolSize);
   await dataSource.runMigrations({ transaction: 'each' });
   return {
     name,
@@ -38,6 +27,26 @@ export async function scratchDatabase(
       await a.end();
     },
   };
+}
+
+/** An initialized TypeORM DataSource on a database of the stack's PostgreSQL, as its superuser. */
+export function superuserDataSource(
+  database: string,
+  migrations: NonNullable<DataSourceOptions['migrations']> = [],
+  poolSize = 10,
+): Promise<DataSource> {
+  const config = loadStackConfig();
+  return new DataSource({
+    type: 'postgres',
+    host: '127.0.0.1',
+    port: config.pg.port,
+    username: config.pg.superuser,
+    password: config.pg.password,
+    database,
+    migrations,
+    synchronize: false,
+    extra: { max: poolSize },
+  }).initialize();
 }
 
 /** A TypeORM DataSource on a service's own database, as its own login role would see it. */

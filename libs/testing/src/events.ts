@@ -29,7 +29,31 @@ export function sagaEvent<T extends EventType>(
   orderId: string,
   payload: PayloadOf<T>,
 ): SagaEvent<T> {
-  return validateEvent({
+  return validateEvent(rawSagaEvent(type, tenantId, orderId, payload)) as SagaEvent<T>;
+}
+
+/** An envelope as JSON carries it, valid or not. */
+export interface RawSagaEvent {
+  eventId: string;
+  type: string;
+  tenantId: string;
+  sagaId: string;
+  payload: unknown;
+  [field: string]: unknown;
+}
+
+/**
+ * The same envelope, not validated and with any field overridden: what a buggy producer publishes (for the
+ * specs of what consumers do with an invalid message).
+ */
+export function rawSagaEvent(
+  type: string,
+  tenantId: string,
+  orderId: string,
+  payload: unknown,
+  overrides: Record<string, unknown> = {},
+): RawSagaEvent {
+  return {
     eventId: randomUUID(),
     type,
     version: 1,
@@ -41,7 +65,8 @@ export function sagaEvent<T extends EventType>(
     traceparent: null,
     sequence: 1,
     payload,
-  }) as SagaEvent<T>;
+    ...overrides,
+  } as RawSagaEvent;
 }
 
 /**

@@ -3,3 +3,5 @@ export * from './database';
 export * from './events';
 export { waitFor, loadStackConfig } from '@checkout/local-stack';
 export * from './conservation';
+export * from './golden';
+export * from './saga-harness';

@@ -1,0 +1,85 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { REPO_ROOT } from './config';
+import { OUTBOX_SERVICES, ServiceSpec, dbEnvPrefix } from './topology';
+
+/** Where the connector definitions live: the same JSON files serve the local stack, compose and Kubernetes. */
+export const CONNECTOR_DIR = join(REPO_ROOT, 'infra', 'debezium');
+
+/** A Kafka Connect connector definition as stored in infra/debezium/<service>.json. */
+export interface ConnectorDefinition {
+  name: string;
+  config: Record<string, string>;
+}
+
+/** Outbox columns the Outbox Event Router copies into Kafka headers, as `column:header:name`. */
+const HEADER_FIELDS = [
+  'id:header:eventId',
+  'type:header:eventType',
+  'version:header:eventVersion',
+  'tenant_id:header:tenantId',
+  'saga_id:header:sagaId',
+  'correlation_id:header:correlationId',
+  'causation_id:header:causationId',
+  'traceparent:header:traceparent',
+  'sequence:header:sequence',
+];
+
+/** The Debezium outbox connector of one service with an outbox: its database, slot and topic prefix by name. */
+export function outboxConnector(service: ServiceSpec): ConnectorDefinition {
+  if (!service.outbox) throw new Error(`${service.name} has no outbox: no connector`);
+  const db = dbEnvPrefix(service.name);
+  const slot = `${service.name.replace(/-/g, '_')}_outbox`;
+  return {
+    name: `${service.name}-outbox`,
+    config: {
+      'connector.class': 'io.debezium.connector.postgresql.PostgresConnector',
+      'tasks.max': '1',
+      'plugin.name': 'pgoutput',
+      'database.hostname': `\${env:${db}_HOST}`,
+      'database.port': `\${env:${db}_PORT}`,
+      'database.dbname': `\${env:${db}_NAME}`,
+      'database.user': '${env:CDC_DB_USER}',
+      'database.password': '${env:CDC_DB_PASSWORD}',
+      'topic.prefix': service.name,
+      'slot.name': slot,
+      // The publication is created by MESSAGING_MIGRATIONS (outbox only), never by Debezium.
+      'publication.name': 'outbox_publication',
+      'publication.autocreate.mode': 'disabled',
+      'table.include.list': 'public.outbox',
+      'column.exclude.list': 'public.outbox.written_lsn',
+      'snapshot.mode': 'no_data',
+      'tombstones.on.delete': 'false',
+      'poll.interval.ms': '100',
+      // A quiet database still confirms its slot position every 10 s (the outbox age alert is 60 s).
+      'heartbeat.interval.ms': '10000',
+      'topic.heartbeat.prefix': '__debezium-heartbeat',
+      'heartbeat.action.query':
+        'WITH gone AS (DELETE FROM public.debezium_heartbeat) INSERT INTO public.debezium_heartbeat (beat_at) VALUES (now())',
+      'key.converter': 'org.apache.kafka.connect.storage.StringConverter',
+      'value.converter': 'org.apache.kafka.connect.storage.StringConverter',
+      transforms: 'outbox',
+      'transforms.outbox.type': 'io.debezium.transforms.outbox.EventRouter',
+      'transforms.outbox.table.field.event.id': 'id',
+      'transforms.outbox.table.field.event.key': 'aggregate_id',
+      'transforms.outbox.table.field.event.payload': 'payload',
+      'transforms.outbox.route.by.field': 'type',
+      'transforms.outbox.route.topic.replacement': '${routedByValue}',
+      'transforms.outbox.table.fields.additional.placement': HEADER_FIELDS.join(','),
+    },
+  };
+}
+
+/** Every connector file of infra/debezium as generated from the topology: file name -> JSON text. */
+export function generatedConnectorFiles(): Record<string, string> {
+  return Object.fromEntries(
+    OUTBOX_SERVICES.map((s) => [`${s.name}.json`, JSON.stringify(outboxConnector(s), null, 2) + '\n']),
+  );
+}
+
+/** Writes infra/debezium/<service>.json for every service with an outbox; a spec checks they are current. */
+export function writeConnectorFiles(): string[] {
+  const files = generatedConnectorFiles();
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(CONNECTOR_DIR, name), text);
+  return Object.keys(files);
+}
