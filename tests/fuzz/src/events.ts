@@ -1,7 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { EventType, SAGA_TOPICS, validateEvent } from '@checkout/contracts';
-import { orderCreatedPayload } from '@checkout/testing';
+import { orderCreatedPayload, rawSagaEvent } from '@checkout/testing';
 import { mutated } from './arbitraries';
 
 /** The services that consume each saga topic (their @EventPattern methods; the saga tracker reads them all). */
@@ -52,20 +51,6 @@ export interface PoisonMessage {
   kind: string;
 }
 
-const envelope = (type: string, tenantId: string, orderId: string, payload: unknown) => ({
-  eventId: randomUUID(),
-  type,
-  version: 1,
-  occurredAt: new Date().toISOString(),
-  tenantId,
-  sagaId: orderId,
-  correlationId: orderId,
-  causationId: null,
-  traceparent: null,
-  sequence: 1,
-  payload,
-});
-
 const isInvalid = (value: unknown): boolean => {
   try {
     validateEvent(value);
@@ -96,13 +81,13 @@ export function poison(topic: EventType): fc.Arbitrary<PoisonMessage> {
       'payload',
       fc
         .tuple(fc.uuid(), mutated({ ...sample, orderId: undefined }))
-        .map(([id, payload]) => envelope(topic, 'acme', id, { orderId: id, ...(payload as object) }))
+        .map(([id, payload]) => rawSagaEvent(topic, 'acme', id, { orderId: id, ...(payload as object) }))
         .filter(isInvalid),
     ),
     text(
       'envelope',
       fc
-        .tuple(fc.uuid(), mutated(envelope(topic, 'acme', sample.orderId, sample)))
+        .tuple(fc.uuid(), mutated(rawSagaEvent(topic, 'acme', sample.orderId, sample)))
         .map(([, e]) => e)
         .filter(isInvalid),
     ),
@@ -110,23 +95,23 @@ export function poison(topic: EventType): fc.Arbitrary<PoisonMessage> {
       'other-type',
       fc
         .tuple(fc.uuid(), fc.constantFrom(...SAGA_TOPICS.filter((t) => t !== topic)))
-        .map(([id, other]) => envelope(other, 'acme', id, { orderId: id })),
+        .map(([id, other]) => rawSagaEvent(other, 'acme', id, { orderId: id })),
     ),
   ];
   if (topic === 'order.created')
     kinds.push(
       text(
         'unknown-tenant',
-        fc.uuid().map((id) => envelope(topic, 'no-such-tenant', id, orderCreatedPayload({ orderId: id }))),
+        fc
+          .uuid()
+          .map((id) => rawSagaEvent(topic, 'no-such-tenant', id, orderCreatedPayload({ orderId: id }))),
       ),
       text(
         'saga-mismatch',
-        fc
-          .tuple(fc.uuid(), fc.uuid())
-          .map(([id, other]) => ({
-            ...envelope(topic, 'acme', id, orderCreatedPayload({ orderId: id })),
-            sagaId: other,
-          })),
+        fc.tuple(fc.uuid(), fc.uuid()).map(([id, other]) => ({
+          ...rawSagaEvent(topic, 'acme', id, orderCreatedPayload({ orderId: id })),
+          sagaId: other,
+        })),
       ),
     );
   return fc.oneof(...kinds);

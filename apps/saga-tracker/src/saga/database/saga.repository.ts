@@ -64,49 +64,6 @@ async function updateReturning<R>(ds: DataSource, text: string, params: unknown[
   return ds.transaction(async (tx) => (await sql<R>(tx, text, params)).rows);
 }
 
-/** Records one step; false when its event id is already recorded (a redelivery under another consumer name). */
-export async function insertStep(tx: EntityManager, s: StoredStep): Promise<boolean> {
-  const { rowCount } = await sql(
-    tx,
-    `INSERT INTO saga_step (event_id, tenant_id, saga_id, type, version, service, outcome, occurred_at,
-                            causation_id, correlation_id, traceparent, trace_id, sequence, facts)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14::jsonb)
-     ON CONFLICT (event_id) DO NOTHING RETURNING 1`,
-    [
-      s.eventId,
-      s.tenantId,
-      s.sagaId,
-      s.type,
-      s.version,
-      s.service,
-      s.outcome,
-      s.occurredAt,
-      s.causationId,
-      s.correlationId,
-      s.traceparent,
-      s.traceId,
-      s.sequence,
-      JSON.stringify(s.facts),
-    ],
-  );
-  return rowCount === 1;
-}
-
-/**
- * Creates the saga's row if it is the first step, and locks it: steps of one saga arrive on several topics at
- * once, and the last one to commit must derive the state from all of them.
- */
-export async function lockSaga(tx: EntityManager, first: StoredStep): Promise<void> {
-  await sql(
-    tx,
-    `INSERT INTO saga (tenant_id, saga_id, status, terminal, started, started_at, compensated, step_count,
-                       last_event_id, last_type, last_service, last_outcome, last_occurred_at)
-     VALUES ($1, $2, 'PENDING', false, false, $3, false, 0, $4, $5, $6, $7, $3)
-     ON CONFLICT (tenant_id, saga_id) DO UPDATE SET updated_at = now()`,
-    [first.tenantId, first.sagaId, first.occurredAt, first.eventId, first.type, first.service, first.outcome],
-  );
-}
-
 /** The stuck flag of a saga, row-locked for the rest of the transaction. */
 export async function stuckOf(
   tx: EntityManager,
@@ -161,8 +118,9 @@ export async function insertSteps(tx: EntityManager, steps: readonly StoredStep[
 }
 
 /**
- * lockSaga for the first step of each of many sagas, in one statement and in key order (so that two chunks
- * locking overlapping sagas cannot deadlock).
+ * Creates each saga's row on its first step and locks the rows, in one statement and in key order: steps of one
+ * saga arrive on several topics at once, the last to commit must derive the state from all of them, and two
+ * chunks locking overlapping sagas cannot deadlock.
  */
 export async function lockSagas(tx: EntityManager, firsts: readonly StoredStep[]): Promise<void> {
   const sorted = [...firsts].sort(
