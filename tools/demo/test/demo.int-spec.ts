@@ -45,10 +45,9 @@ describe('npm run demo, small: both incidents replayed through the public APIs a
     assert.deepEqual(x.stock, { sku: x.wave.sku, available: 0, reserved: 0, sold: 20 });
     assert.deepEqual([x.charges, x.refunds, x.chargedTwice, x.verdict.stuck.length], [20, 0, 0, 0]);
     assert.equal(x.paidLatencyMs.length, 20, 'an order.paid on Kafka for each shipped order');
-    assert.ok(
-      x.paidLatencyMs.every((ms) => ms > 0),
-      'order.paid lands after the checkout was accepted',
-    );
+    // Causality, on one clock: order.paid is stamped on Kafka after its checkout was sent. (The client's time of
+    // reading the 202 is no bound: on a busy machine the saga can be paid before the client reads its answer.)
+    assert.equal(x.paidBeforeRequested, 0, 'order.paid lands after the checkout was requested');
     assert.equal(x.verdict.clean, true, JSON.stringify(x.verdict.violations));
     assert.equal(replayPassed(r), true, JSON.stringify(r.expectations.filter((e) => !e.ok)));
   });

@@ -22,7 +22,7 @@ export interface Answer<T> {
 
 /** What one checkout answered: accepted with an order id, or refused with the error code. */
 export type CheckoutOutcome =
-  | { kind: 'accepted'; orderId: string; at: number }
+  | { kind: 'accepted'; orderId: string; at: number; sentAt: number }
   | { kind: 'refused'; status: number; error: string; at: number };
 
 /** A checkout request of one shopper. */
@@ -106,6 +106,7 @@ export class DemoApi {
     let res = await this.send('POST', `${this.orderUrl}/v1/checkout`, body, {
       'idempotency-key': req.idempotencyKey,
     });
+    const firstSentAt = res.sentAt;
     // A resent request can find its first attempt still in flight: ask again until that one has answered.
     for (let wait = 100; res.status === 409 && res.text.includes('IDEMPOTENCY_KEY_IN_USE'); wait *= 2) {
       if (wait > 6_400) break;
@@ -116,7 +117,7 @@ export class DemoApi {
     }
     if (res.status === 202) {
       const ok = this.parse(CheckoutAccepted, res, 'POST /v1/checkout');
-      return { kind: 'accepted', orderId: ok.orderId, at: res.at };
+      return { kind: 'accepted', orderId: ok.orderId, at: res.at, sentAt: firstSentAt };
     }
     if (res.status >= 400 && res.status < 500) {
       const err = this.parse(ErrorBody, res, 'POST /v1/checkout');
@@ -165,8 +166,11 @@ export class DemoApi {
     url: string,
     body?: unknown,
     headers: Record<string, string> = {},
-  ): Promise<{ status: number; text: string; at: number }> {
+  ): Promise<{ status: number; text: string; at: number; sentAt: number }> {
     const giveUpAt = Date.now() + UNREACHABLE_MS;
+    // When the first attempt went out: the server cannot have acted on the request before (its answer can arrive
+    // after the saga it started has moved on, on a busy client).
+    const sentAt = Date.now();
     for (let backoff = 100; ; backoff = Math.min(backoff * 2, 2_000)) {
       try {
         const res = await fetch(url, {
@@ -181,7 +185,7 @@ export class DemoApi {
           signal: AbortSignal.timeout(60_000),
         });
         const text = await res.text();
-        return { status: res.status, text, at: Date.now() };
+        return { status: res.status, text, at: Date.now(), sentAt };
       } catch (error) {
         if ((error as Error).name === 'TimeoutError' || Date.now() + backoff > giveUpAt) throw error;
         await new Promise((resolve) => setTimeout(resolve, backoff));

@@ -68,6 +68,8 @@ export interface WaveResult {
   paidLatencyMs: number[];
   /** Orders that went PAID whose order.paid never showed up on Kafka. */
   paidMissing: number;
+  /** order.paid events on Kafka stamped before their checkout was even sent (must be 0: causality). */
+  paidBeforeRequested: number;
   allEnded: boolean;
   /** Services whose process changed while the replay ran (someone restarted them). */
   restarted: string[];
@@ -155,6 +157,11 @@ export async function runWave(ctx: ReplayContext, wave: CheckoutWave): Promise<W
     { timeoutMs: 15_000, intervalMs: 200 },
   ).catch(() => undefined);
   const acceptedAt = new Map(accepted.map((o) => [o.orderId, o.at]));
+  const requestedAt = new Map(accepted.map((o) => [o.orderId, o.sentAt]));
+  const paidBeforeRequested = wentPaid.filter((id) => {
+    const seen = ctx.paid.paid(id);
+    return seen !== undefined && seen.onKafkaAt < requestedAt.get(id)!;
+  }).length;
   const paidLatencyMs = wentPaid.flatMap((id) => {
     const seen = ctx.paid.paid(id);
     return seen ? [seen.onKafkaAt - acceptedAt.get(id)!] : [];
@@ -178,6 +185,7 @@ export async function runWave(ctx: ReplayContext, wave: CheckoutWave): Promise<W
     checkoutsMs,
     paidLatencyMs,
     paidMissing: wentPaid.length - paidLatencyMs.length,
+    paidBeforeRequested,
     allEnded: sagas.allEnded && input.orders.every((o) => sagaEnded(o.order?.status ?? 'PENDING')),
     restarted,
   };

@@ -63,6 +63,7 @@ function report(stuck = false): ReplayReport {
     wallMs: 4_420,
     checkoutsMs: 300,
     paidLatencyMs: stuck ? [2_630] : [2_630, 2_890],
+    paidBeforeRequested: 0,
     paidMissing: 0,
     allEnded: !stuck,
     restarted: [],
