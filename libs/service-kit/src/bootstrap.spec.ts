@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import assert from 'node:assert/strict';
-import { AddressInfo } from 'node:net';
+import { AddressInfo, connect } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { Body, Controller, Module, Post, RawBodyRequest, Req } from '@nestjs/common';
 import { Request } from 'express';
 import { LoggerModule } from 'nestjs-pino';
 import { BaseConfigSchema } from './config';
-import { BootstrapOptions, createService } from './bootstrap';
+import { BootstrapOptions, createService, listenService } from './bootstrap';
 
 @Controller('echo')
 class EchoController {
@@ -111,5 +111,70 @@ describe('bootstrapService / createService', () => {
       assert.equal(zipped.status, 201);
       assert.deepEqual(((await zipped.json()) as { body: unknown }).body, { a: 1 });
     }
+  });
+});
+
+/** Sends raw bytes and reads everything the server writes until it closes the connection. */
+function rawExchange(port: number, request: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => socket.write(request));
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('error', reject);
+    socket.on('close', () => resolve(Buffer.concat(chunks).toString('latin1')));
+  });
+}
+
+// Issue 18 (fuzz): a 20 kB URL was answered by Node's parser with a bare 431 and no error body.
+describe('listenService: requests the HTTP parser refuses', () => {
+  let running: Awaited<ReturnType<typeof listenService>>;
+
+  beforeAll(async () => {
+    running = await listenService(
+      await createService(EchoModule, config),
+      { api: 0, internal: 0 },
+      '127.0.0.1',
+    );
+  });
+
+  afterAll(async () => {
+    await running.close();
+  });
+
+  const bodyOf = (answer: string) => JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as unknown;
+
+  it('answers a URL or headers over 16 KiB with 431 REQUEST_HEADERS_TOO_LARGE in the error shape, on both ports', async () => {
+    for (const port of [running.apiPort, running.internalPort]) {
+      const longUrl = await rawExchange(port, `GET /${'A'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`);
+      assert.match(longUrl, /^HTTP\/1\.1 431 /);
+      assert.match(longUrl, /\r\ncontent-type: application\/json/i);
+      assert.deepEqual(bodyOf(longUrl), {
+        error: 'REQUEST_HEADERS_TOO_LARGE',
+        message: 'the request line and headers exceed 16 KiB',
+      });
+      const longHeader = await rawExchange(
+        port,
+        `GET /echo HTTP/1.1\r\nHost: x\r\nX-Pad: ${'p'.repeat(20_000)}\r\n\r\n`,
+      );
+      assert.match(longHeader, /^HTTP\/1\.1 431 /);
+    }
+  });
+
+  it('answers a request that is not HTTP with 400 MALFORMED_REQUEST in the error shape', async () => {
+    const answer = await rawExchange(running.apiPort, 'NOT HTTP AT ALL\r\n\r\n');
+    assert.match(answer, /^HTTP\/1\.1 400 /);
+    assert.deepEqual(bodyOf(answer), {
+      error: 'MALFORMED_REQUEST',
+      message: 'the request is not valid HTTP/1.1',
+    });
+  });
+
+  it('still serves a normal request on the same server', async () => {
+    const res = await fetch(`http://127.0.0.1:${running.apiPort}/echo`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"a":1}',
+    });
+    assert.equal(res.status, 201);
   });
 });

@@ -95,7 +95,9 @@ export async function listenService(
   host = '0.0.0.0',
 ): Promise<RunningService> {
   await app.listen(ports.api, host);
+  answerClientErrors(app.getHttpServer() as Server);
   const internal: Server = createServer(app.getHttpAdapter().getInstance());
+  answerClientErrors(internal);
   internal.on('connection', (socket: Socket & { [INTERNAL_SOCKET]?: true }) => {
     socket[INTERNAL_SOCKET] = true;
   });
@@ -115,6 +117,37 @@ export async function listenService(
       }
     },
   };
+}
+
+/**
+ * A request Node's HTTP parser refuses before express sees it (a URL or headers over the 16 KiB limit, a bad
+ * request line) is answered in the error shape of every other 4xx, then the connection closes: Node's own answer
+ * is a status line without a body. A socket already gone or written to is left alone.
+ */
+export function answerClientErrors(server: Server): void {
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
+    if (
+      error.code === 'ECONNRESET' ||
+      !socket.writable ||
+      (socket as { _httpMessage?: unknown })._httpMessage
+    ) {
+      socket.destroy();
+      return;
+    }
+    const tooLarge = error.code === 'HPE_HEADER_OVERFLOW' || error.code === 'HPE_URI_TOO_LONG';
+    const status = tooLarge ? 431 : 400;
+    const body = JSON.stringify(
+      tooLarge
+        ? { error: 'REQUEST_HEADERS_TOO_LARGE', message: 'the request line and headers exceed 16 KiB' }
+        : { error: 'MALFORMED_REQUEST', message: 'the request is not valid HTTP/1.1' },
+    );
+    socket.end(
+      `HTTP/1.1 ${status} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n` +
+        'Content-Type: application/json; charset=utf-8\r\n' +
+        'X-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\nConnection: close\r\n' +
+        `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
+  });
 }
 
 /** Express error middleware for the JSON parser: malformed JSON, oversized body, unsupported charset. */

@@ -44,6 +44,10 @@ export const HTTP_ERRORS = {
     description:
       'A PSP webhook whose `PSP-Signature` does not verify (unknown account, bad or stale signature).',
   },
+  MALFORMED_REQUEST: {
+    status: 400,
+    description: 'The request is not valid HTTP/1.1 (refused by the HTTP parser); the connection is closed.',
+  },
   NOT_FOUND: { status: 404, description: 'No such route on this port.' },
   UNKNOWN_SKU: {
     status: 404,
@@ -92,6 +96,11 @@ export const HTTP_ERRORS = {
   UNSUPPORTED_MEDIA_TYPE: {
     status: 415,
     description: 'The body has a charset or content encoding the service does not read.',
+  },
+  REQUEST_HEADERS_TOO_LARGE: {
+    status: 431,
+    description:
+      'The request line and headers exceed 16 KiB (a URL that long included); the connection is closed.',
   },
   IDEMPOTENCY_KEY_REUSED: {
     status: 422,
