@@ -144,5 +144,12 @@ export const HTTP_ERRORS = {
 } as const satisfies Record<string, HttpErrorSpec>;
 export type HttpErrorCode = keyof typeof HTTP_ERRORS;
 
+/** Codes the server answers for any request, before a route is chosen: no OpenAPI operation lists them. */
+export const SERVER_ERRORS: readonly HttpErrorCode[] = [
+  'MALFORMED_REQUEST',
+  'NOT_FOUND',
+  'REQUEST_HEADERS_TOO_LARGE',
+];
+
 /** The HTTP status of an error code of the table. */
 export const httpStatusOf = (code: HttpErrorCode): number => HTTP_ERRORS[code].status;
