@@ -17,6 +17,7 @@ import { CheckoutApi, uniqueSku } from '@checkout/e2e';
 import { percentile, report } from '../report';
 import { NODE_SERVICES, STACK_PROCESSES, Sample, cpuBetween, sample, stackPids } from './procs';
 import { SagaWatch } from './watch';
+import { HttpPathResult, HttpTarget, drive, startBareGate } from './http-path';
 
 /**
  * The cost of one checkout saga on the local stack, as a user loads it (issue 16 item 1, issue 19):
@@ -29,6 +30,10 @@ import { SagaWatch } from './watch';
  *   `--scrape-every` seconds (15, as a Prometheus would; 0: never), since the gauges are read when scraped.
  * - `--flash N`: N checkouts for 500 units at 200 concurrent clients with the Redis gate on, then
  *   `--flash-off M` with the gate off (every one of those is a saga: M is bounded separately).
+ * - `--http N`: issue 16's HTTP-path ratios. N refusals by the gate (a sold-out hot SKU) through
+ *   `POST /v1/checkout` against N calls of a bare Fastify route doing the same EVALSHA (bench/saga/bare-gate.ts),
+ *   alternated over `--http-rounds` rounds at `--flash-clients` concurrency; then `--http-accepted` accepted
+ *   checkouts (each a saga) against the same baseline. Ratios of requests/s, and CPU ms per request of each server.
  * - `--cpu-prof`: the Node services are restarted with --cpu-prof for the run and again without it after;
  *   their .cpuprofile files land in bench/results/profiles/<out>/.
  * The machine is shared: CPU time per process is meaningful, wall-clock rates are noisy; /proc/loadavg is
@@ -42,6 +47,9 @@ const { values: args } = parseArgs({
     'flash-off': { type: 'string', default: '1000' },
     'flash-units': { type: 'string', default: '500' },
     'flash-clients': { type: 'string', default: '200' },
+    http: { type: 'string' },
+    'http-rounds': { type: 'string', default: '3' },
+    'http-accepted': { type: 'string', default: '1000' },
     rate: { type: 'string', default: '20' },
     low: { type: 'string', default: '600' },
     sat: { type: 'string', default: '60' },
@@ -522,6 +530,88 @@ async function flashRun(attempts: number) {
   }
 }
 
+/** Issue 16: the checkout's HTTP path against a bare Fastify route doing the same Redis EVALSHA. */
+async function httpPathRun(requests: number) {
+  const clients = num('flash-clients');
+  const rounds = Math.max(1, num('http-rounds'));
+  const soldOut = await sellableSku('HTTP-SOLD-OUT', 0);
+  await api.setFlashSale(soldOut, true, 0);
+  const barePort = config.servicePorts.order + 900;
+  const bare = await startBareGate(barePort, config.redis.url);
+  const orderPid = () => stackPids(config).order;
+  const checkoutTarget = (sku: string): HttpTarget => ({
+    name: 'order',
+    origin: ORDER_URL,
+    path: '/v1/checkout',
+    headers: () => ({
+      authorization: `Bearer ${api.key}`,
+      'content-type': 'application/json',
+      'idempotency-key': randomUUID(),
+    }),
+    body: () => JSON.stringify(body(sku)),
+    pid: orderPid,
+  });
+  const bareTarget = (sku: string): HttpTarget => ({
+    name: 'bare',
+    origin: `http://127.0.0.1:${barePort}`,
+    path: '/take',
+    headers: () => ({ 'content-type': 'application/json' }),
+    body: () => JSON.stringify({ tenantId: 'acme', sku }),
+    pid: () => bare.pid,
+  });
+  const runs: { phase: string; bare: HttpPathResult; order: HttpPathResult }[] = [];
+  try {
+    // Warm both (JIT, pools), then alternate so that a noisy neighbour hits both alike.
+    await drive(bareTarget(soldOut), Math.min(requests, 500), clients);
+    await drive(checkoutTarget(soldOut), Math.min(requests, 500), clients);
+    for (let round = 1; round <= rounds; round += 1) {
+      log(`http path, refusals: round ${round} of ${rounds}, ${requests} requests each`);
+      const b = await drive(bareTarget(soldOut), requests, clients);
+      const o = await drive(checkoutTarget(soldOut), requests, clients);
+      runs.push({ phase: 'refused', bare: b, order: o });
+    }
+    const accepted = num('http-accepted');
+    if (accepted > 0) {
+      const plenty = await sellableSku('HTTP-ACCEPT', accepted * 2);
+      await api.setFlashSale(plenty, true);
+      const bareSku = `HTTP-BARE-${randomUUID()}`; // not gated: the take answers not-gated, one EVALSHA as well
+      log(`http path, accepted: ${accepted} checkouts (each a saga)`);
+      const b = await drive(bareTarget(bareSku), accepted, clients);
+      const o = await drive(checkoutTarget(plenty), accepted, clients);
+      runs.push({ phase: 'accepted', bare: b, order: o });
+    }
+  } finally {
+    bare.kill('SIGTERM');
+  }
+  const refused = runs.filter((r) => r.phase === 'refused');
+  const median = (xs: number[]) => percentile(xs, 50);
+  const ratio = (rs: typeof runs) => round(median(rs.map((r) => r.order.perSecond / r.bare.perSecond)), 3);
+  const rows = runs.map((r) => ({
+    phase: r.phase,
+    'bare req/s': r.bare.perSecond,
+    'order req/s': r.order.perSecond,
+    ratio: round(r.order.perSecond / r.bare.perSecond, 3),
+    'bare cpu ms/req': r.bare.cpuMsPerRequest,
+    'order cpu ms/req': r.order.cpuMsPerRequest,
+    'order p99 ms': r.order.p99Ms,
+    'order statuses': JSON.stringify(r.order.statuses),
+  }));
+  const acceptedRuns = runs.filter((r) => r.phase === 'accepted');
+  return {
+    rows,
+    meta: {
+      httpPath: {
+        clients,
+        refusedRatio: ratio(refused),
+        acceptedRatio: acceptedRuns.length ? ratio(acceptedRuns) : null,
+        orderCpuMsPerRefusal: round(median(refused.map((r) => r.order.cpuMsPerRequest ?? NaN)), 3),
+        bareCpuMsPerRequest: round(median(refused.map((r) => r.bare.cpuMsPerRequest ?? NaN)), 3),
+        runs,
+      },
+    },
+  };
+}
+
 /**
  * Restarts every Node service with --cpu-prof writing into `dir` (or, with null, as the stack starts them);
  * stopping a profiled service (SIGTERM, a clean exit) writes its profile. Node refuses --cpu-prof in
@@ -577,6 +667,7 @@ async function main(): Promise<void> {
   try {
     if (args.idle !== undefined) result = await idleRun(num('idle'));
     else if (args.flash !== undefined) result = await flashRun(num('flash'));
+    else if (args.http !== undefined) result = await httpPathRun(num('http'));
     else result = await loadRun();
   } finally {
     if (profileDir) {
