@@ -2,6 +2,7 @@ import { DynamicModule, Global, Module, Provider } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { LoggerModule } from 'nestjs-pino';
+import pino from 'pino';
 import { NamedStatementClient } from './named-statements';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import { DataSourceOptions } from 'typeorm';
@@ -111,22 +112,29 @@ export class ServiceKitModule {
     const imports: DynamicModule['imports'] = [
       TerminusModule,
       LoggerModule.forRoot({
-        pinoHttp: {
-          level: options.config.LOG_LEVEL,
-          base: { service: options.config.SERVICE_NAME },
-          autoLogging: { ignore: (req) => req.url?.startsWith('/health') === true || req.url === '/metrics' },
-          // An access line names the request and its answer; headers and bodies stay out of the hot path (and out
-          // of the logs): the trace of the request has the rest.
-          serializers: {
-            req: (req: { id: unknown; method: string; url: string }) => ({
-              id: req.id,
-              method: req.method,
-              url: req.url,
-            }),
-            res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
+        pinoHttp: [
+          {
+            level: options.config.LOG_LEVEL,
+            base: { service: options.config.SERVICE_NAME },
+            autoLogging: {
+              ignore: (req) => req.url?.startsWith('/health') === true || req.url === '/metrics',
+            },
+            // An access line names the request and its answer; headers and bodies stay out of the hot path (and out
+            // of the logs): the trace of the request has the rest.
+            serializers: {
+              req: (req: { id: unknown; method: string; url: string }) => ({
+                id: req.id,
+                method: req.method,
+                url: req.url,
+              }),
+              res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
+            },
+            redact: REDACTED_LOG_PATHS,
           },
-          redact: REDACTED_LOG_PATHS,
-        },
+          // Lines written while a write is in flight go out together in the next one (one syscall per request was
+          // a tenth of a refused checkout's CPU); pino flushes what is buffered when the process exits.
+          pino.destination({ dest: 1, sync: false }),
+        ],
       }),
     ];
     if (options.database) {

@@ -1,7 +1,7 @@
 import { Context, SpanKind, SpanStatusCode, context, propagation, trace } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
-import { ExpressInstrumentation } from '@opentelemetry/instrumentation-express';
+import { ExpressInstrumentation, ExpressLayerType } from '@opentelemetry/instrumentation-express';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
@@ -50,7 +50,15 @@ export function startTracing(serviceName: string, env: NodeJS.ProcessEnv = proce
       new HttpInstrumentation({
         ignoreIncomingRequestHook: (req) => req.url?.startsWith('/health') === true || req.url === '/metrics',
       }),
-      new ExpressInstrumentation(),
+      // No span per express layer (four middlewares and three handler layers per request): the HTTP span still
+      // carries the route (`POST /v1/checkout`), and the request's queries and events hang under it.
+      new ExpressInstrumentation({
+        ignoreLayersType: [
+          ExpressLayerType.MIDDLEWARE,
+          ExpressLayerType.REQUEST_HANDLER,
+          ExpressLayerType.ROUTER,
+        ],
+      }),
       // A query span only inside a request's or an event's span: polling jobs and pool connects make no traces.
       new PgInstrumentation({
         enhancedDatabaseReporting: false,
