@@ -1,5 +1,6 @@
 import { randomInt } from 'node:crypto';
-import { Sql } from '../../checkout/database/idempotency.repository';
+import { Injectable } from '@nestjs/common';
+import { Sql } from '../../database';
 import { ListPrice } from '../../checkout/domain/pricing';
 
 /** How many slot rows a voucher's redemptions are split over (fewer when it has fewer redemptions). */
@@ -48,6 +49,7 @@ export interface FlashSale {
 }
 
 /** The tenant's price list, vouchers and flash sales. */
+@Injectable()
 export class CatalogRepository {
   /** Sets the price of a SKU (insert or replace). */
   async putPrice(db: Sql, tenantId: string, sku: string, unitPrice: number, currency: string) {

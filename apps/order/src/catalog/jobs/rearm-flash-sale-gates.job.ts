@@ -1,10 +1,10 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { PinoLogger } from 'nestjs-pino';
-import { Counter, Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
-import { METRICS_REGISTRY, PeriodicTask, SERVICE_CONFIG, TenantRegistry } from '@checkout/service-kit';
+import { PeriodicTask, SERVICE_CONFIG, TenantRegistry } from '@checkout/service-kit';
 import { OrderConfig } from '../../config/order.config';
 import { OrderStockGate } from '../../gate/stock-gate.provider';
+import { CatalogMetrics } from '../catalog.metrics';
 import { CatalogRepository } from '../database/catalog.repository';
 
 /** One gate this job turned back on. */
@@ -35,7 +35,6 @@ export interface RearmReport {
 @Injectable()
 export class RearmFlashSaleGatesJob implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly task: PeriodicTask;
-  private readonly rearmedTotal: Counter<'tenant'>;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -43,7 +42,7 @@ export class RearmFlashSaleGatesJob implements OnApplicationBootstrap, OnApplica
     private readonly gate: OrderStockGate,
     private readonly tenants: TenantRegistry,
     @Inject(SERVICE_CONFIG) private readonly config: OrderConfig,
-    @Inject(METRICS_REGISTRY) registry: Registry,
+    private readonly metrics: CatalogMetrics,
     private readonly logger: PinoLogger,
   ) {
     logger.setContext('RearmFlashSaleGates');
@@ -53,12 +52,6 @@ export class RearmFlashSaleGatesJob implements OnApplicationBootstrap, OnApplica
       () => this.runOnce(),
       logger.logger,
     );
-    this.rearmedTotal = new Counter({
-      name: 'order_stock_gate_rearmed_total',
-      help: 'Flash-sale gates turned back on after their Redis counter was lost',
-      labelNames: ['tenant'],
-      registers: [registry],
-    });
   }
 
   onApplicationBootstrap(): void {
@@ -91,7 +84,7 @@ export class RearmFlashSaleGatesJob implements OnApplicationBootstrap, OnApplica
         }
         if (r.outcome === 'Rearmed') {
           report.rearmed.push({ tenantId, sku, units: unitsLeft });
-          this.rearmedTotal.inc({ tenant: tenantId });
+          this.metrics.rearmedTotal.inc({ tenant: tenantId });
           this.logger.warn(
             { tenantId, sku, units: unitsLeft },
             'flash-sale gate counter was lost (Redis restarted?): re-armed from the order database',

@@ -1,5 +1,6 @@
 import { PricedLine } from '@checkout/contracts';
-import { Sql } from '../../checkout/database/idempotency.repository';
+import { Injectable } from '@nestjs/common';
+import { Sql } from '../../database';
 import { ORDER_TRANSITIONS, OrderStatus, PAYMENT_TRANSITIONS, PaymentState } from '../domain/order-status';
 
 /** A new order as checkout snapshots it. */
@@ -56,6 +57,7 @@ export interface Moved {
 }
 
 /** Orders, their lines and history; every status change a conditional update. */
+@Injectable()
 export class OrderRepository {
   /**
    * Inserts the order (PENDING), its lines and the first history row, in one statement: one round trip of
