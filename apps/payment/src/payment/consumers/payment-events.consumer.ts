@@ -11,9 +11,9 @@ import {
   lockSagas,
 } from '@checkout/messaging';
 import { PspCredentialRegistry } from '@checkout/service-kit';
-import { RequestRefundHandler } from '../commands/refund-payment/refund-payment.handler';
+import { RequestRefundHandler } from '../commands/request-refund/request-refund.handler';
 import { MovePaymentHandler, storeCause } from '../commands/move-payment/move-payment.handler';
-import { ChargeWorker } from '../commands/charge-payment/charge-payment.handler';
+import { ChargePaymentsJob } from '../jobs/charge-payments.job';
 import { findPaymentByOrder } from '../database/payment.repository';
 
 /**
@@ -34,7 +34,7 @@ export class PaymentEventsConsumer {
     private readonly accounts: PspCredentialRegistry,
     private readonly refunds: RequestRefundHandler,
     private readonly move: MovePaymentHandler,
-    private readonly charges: ChargeWorker,
+    private readonly charges: ChargePaymentsJob,
   ) {}
 
   /**

@@ -3,12 +3,12 @@ import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } fro
 import { PinoLogger } from 'nestjs-pino';
 import { DataSource } from 'typeorm';
 import { PeriodicTask, PspCredentialRegistry, SERVICE_CONFIG } from '@checkout/service-kit';
-import { PaymentConfig } from '../../../config/payment.config';
-import { PaymentRow, insertRefund, isUuid, updateReturning } from '../../database/payment.repository';
-import { OPEN_STATES } from '../../domain/payment-state';
-import { PaymentMetrics } from '../../payment.metrics';
-import { PspCharge, PspClient } from '../../psp/psp.client';
-import { ChargePaymentHandler } from '../charge-payment/charge-payment.handler';
+import { PaymentConfig } from '../../config/payment.config';
+import { PaymentRow, insertRefund, isUuid, updateReturning } from '../database/payment.repository';
+import { OPEN_STATES } from '../domain/payment-state';
+import { PaymentMetrics } from '../payment.metrics';
+import { PspCharge, PspClient } from '../psp/psp.client';
+import { ChargePaymentHandler } from '../commands/charge-payment/charge-payment.handler';
 
 /**
  * ReconcilePayments: asks the PSP about every attempt stuck in pending/unknown past the threshold (by our
@@ -17,7 +17,7 @@ import { ChargePaymentHandler } from '../charge-payment/charge-payment.handler';
  * charge that has no succeeded payment of ours.
  */
 @Injectable()
-export class ReconcilePaymentsHandler implements OnApplicationBootstrap, OnApplicationShutdown {
+export class ReconcilePaymentsJob implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly tasks: PeriodicTask[];
 
   constructor(

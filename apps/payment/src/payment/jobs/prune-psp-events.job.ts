@@ -2,9 +2,9 @@ import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } fro
 import { PinoLogger } from 'nestjs-pino';
 import { DataSource } from 'typeorm';
 import { PeriodicTask, SERVICE_CONFIG } from '@checkout/service-kit';
-import { PaymentConfig } from '../../../config/payment.config';
-import { updateReturning } from '../../database/payment.repository';
-import { PaymentMetrics } from '../../payment.metrics';
+import { PaymentConfig } from '../../config/payment.config';
+import { updateReturning } from '../database/payment.repository';
+import { PaymentMetrics } from '../payment.metrics';
 
 /** The settings the prune job reads. */
 export type PrunePspEventsConfig = Pick<
@@ -22,7 +22,7 @@ export type PrunePspEventsConfig = Pick<
  * left waits for the next pass. The transition history keeps each applied event's id for good.
  */
 @Injectable()
-export class PrunePspEventsHandler implements OnApplicationBootstrap, OnApplicationShutdown {
+export class PrunePspEventsJob implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly task: PeriodicTask;
 
   constructor(
