@@ -6,10 +6,7 @@ import { DataSource } from 'typeorm';
 import { scratchDatabase } from '@checkout/testing';
 import { MIGRATIONS } from '../src/migrations';
 import { PaymentMetrics } from '../src/payment/payment.metrics';
-import {
-  PrunePspEventsConfig,
-  PrunePspEventsJob,
-} from '../src/payment/jobs/prune-psp-events.job';
+import { PrunePspEventsConfig, PrunePspEventsJob } from '../src/payment/jobs/prune-psp-events.job';
 
 const DAY = 86_400_000;
 const config: PrunePspEventsConfig = {

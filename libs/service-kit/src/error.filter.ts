@@ -102,6 +102,8 @@ export class DomainErrorFilter implements ExceptionFilter {
   private answer(res: Response, error: DomainError): void {
     const retryAfter = error.details.retryAfterSeconds;
     if (typeof retryAfter === 'number') res.setHeader('Retry-After', String(retryAfter));
-    res.status(statusOfError(error.code)).json({ error: error.code, message: error.message, ...error.details });
+    res
+      .status(statusOfError(error.code))
+      .json({ error: error.code, message: error.message, ...error.details });
   }
 }

@@ -134,12 +134,8 @@ export class CatalogRepository {
   }
 
   /**
-   * Takes one redemption for an order: a conditional update on one of the voucher's slots (the no-oversell
-   * rule applied to vouchers) plus the order's redemption row, in one statement. The slot stays locked until
-   * the caller commits; a slot another checkout holds is skipped, starting from a random one, so concurrent
-   * checkouts spread over the slots. Only when every slot with units left is held does it wait for them:
-   * "none left" is answered from committed counts, never because the slots were busy. Returns the voucher's
-   * percentage, or null when none is left.
+   * Takes one redemption for an order on one voucher slot, in one statement; the voucher's percentage, or
+   * null when none is left (docs/design/order-checkout.md).
    */
   async redeemVoucher(tx: Sql, tenantId: string, code: string, orderId: string): Promise<number | null> {
     const start = randomInt(VOUCHER_SLOTS);

@@ -23,14 +23,8 @@ export interface RearmReport {
 }
 
 /**
- * Re-arms the flash-sale gates after Redis lost them. Redis keeps the gate counters in memory only, so a
- * restart (or a failover to an empty replica) turns every gate off: checkouts fall back to the database path,
- * which is correct but loses the gate's protection in the middle of a sale. `flash_sales.enabled` is the
- * record of which gates should be on; this job sets each missing counter (SET NX: a counter that exists is
- * never touched) to the estimate of CatalogRepository.enabledFlashSales, right after the gate's connection
- * comes back and every ORDER_GATE_REARM_INTERVAL_MS. The estimate does not need to be exact: the database's
- * conditional UPDATE decides who gets stock, and inventory's gate re-sync lowers a counter above the
- * database's figure on its next run and raises one below it once it stood still.
+ * Re-arms the flash-sale gates whose Redis counters were lost (docs/design/order-checkout.md, Re-arming the
+ * gates).
  */
 @Injectable()
 export class RearmFlashSaleGatesJob implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -73,7 +67,10 @@ export class RearmFlashSaleGatesJob implements OnApplicationBootstrap, OnApplica
         sales = await this.catalog.enabledFlashSales(this.dataSource, tenantId);
       } catch (error) {
         report.failedTenants.push(tenantId);
-        this.logger.error({ tenantId, err: String(error) }, 'flash sales could not be read: gates not re-armed');
+        this.logger.error(
+          { tenantId, err: String(error) },
+          'flash sales could not be read: gates not re-armed',
+        );
         continue;
       }
       for (const { sku, unitsLeft } of sales) {

@@ -16,10 +16,8 @@ export type PrunePspEventsConfig = Pick<
 >;
 
 /**
- * PrunePspEvents: deletes webhook dedupe rows (`psp_event`) older than PAYMENT_PSP_EVENT_RETENTION_MS, which the
- * config requires to outlast the PSP's redelivery window. Oldest first, PAYMENT_PSP_EVENT_PRUNE_BATCH rows per
- * statement (short transactions, short locks) and at most PAYMENT_PSP_EVENT_PRUNE_MAX_BATCHES per pass; what is
- * left waits for the next pass. The transition history keeps each applied event's id for good.
+ * PrunePspEvents: deletes webhook dedupe rows past PAYMENT_PSP_EVENT_RETENTION_MS, in short batches
+ * (docs/design/payment.md).
  */
 @Injectable()
 export class PrunePspEventsJob implements OnApplicationBootstrap, OnApplicationShutdown {

@@ -42,10 +42,8 @@ export interface CheckoutReply {
 }
 
 /**
- * PlaceOrder: a completed Idempotency-Key is replayed first (one indexed read), then the flash-sale gate (no
- * write when it says no), then the key is claimed,
- * server-side prices, the voucher redemption, and the order + `order.created` in one transaction that also
- * completes the key. Every failure after a step undoes that step: the key is released, the units go back.
+ * PlaceOrder: replay, gate, key, prices, voucher, then the order and `order.created` in one transaction; each
+ * failure undoes the steps before it (docs/design/order-checkout.md).
  */
 @Injectable()
 export class PlaceOrderHandler {
@@ -113,10 +111,8 @@ export class PlaceOrderHandler {
   }
 
   /**
-   * The take was sent but got no reply in time: it may hold units or not. Going to the database anyway could
-   * sell a unit twice (once here, once through the hold), so the checkout fails closed with a retryable 503,
-   * after undoing a take that may have happened. Under the key's lease, so no request with the same key is
-   * building an order on the hold meanwhile; when the key already has an answer, that answer is the reply.
+   * A take without a reply: undo it under the key's lease and fail closed with a retryable 503
+   * (docs/design/order-checkout.md).
    */
   private async afterUnknownTake(
     tenantId: string,

@@ -1,7 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { StoredCause, findPaymentByOrder, insertRefund, updateReturning } from '../../database/payment.repository';
+import {
+  StoredCause,
+  findPaymentByOrder,
+  insertRefund,
+  updateReturning,
+} from '../../database/payment.repository';
 
 /** What RequestRefund did. */
 export type RefundRequestOutcome =
