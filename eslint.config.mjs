@@ -66,13 +66,11 @@ const KNOWN_BOUNDARY_VIOLATIONS = [
   'apps/fulfillment/src/notifications/consumers/notifications.consumer.ts',
   'apps/fulfillment/src/shipping/consumers/shipping.consumer.ts',
   'apps/inventory/src/reservation/consumers/reservation.consumer.ts',
-  'apps/order/src/catalog/database/catalog.repository.ts',
   'apps/order/src/checkout/commands/place-order/place-order.handler.ts',
   'apps/order/src/checkout/commands/undo-checkout/undo-checkout.handler.ts',
   'apps/order/src/orders/commands/cancel-order/cancel-order.handler.ts',
   'apps/order/src/orders/commands/issue-apology-voucher/issue-apology-voucher.handler.ts',
   'apps/order/src/orders/consumers/saga-events.consumer.ts',
-  'apps/order/src/orders/database/order.repository.ts',
   'apps/payment/src/payment/consumers/payment-events.consumer.ts',
   'apps/saga-tracker/src/saga/consumers/saga-events.consumer.ts',
 ];

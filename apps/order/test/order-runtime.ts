@@ -2,15 +2,15 @@ import { PinoLogger } from 'nestjs-pino';
 import { DataSource } from 'typeorm';
 import { InboxTransport, OutboxWriter } from '@checkout/messaging';
 import { CatalogRepository } from '../src/catalog/database/catalog.repository';
-import { UndoCheckout } from '../src/checkout/commands/undo-checkout/undo-checkout.handler';
-import { CancelAfterPaymentFailure } from '../src/orders/commands/cancel-after-payment-failure/cancel-after-payment-failure.handler';
-import { IssueApologyVoucher } from '../src/orders/commands/issue-apology-voucher/issue-apology-voucher.handler';
-import { MarkAwaitingPayment } from '../src/orders/commands/mark-awaiting-payment/mark-awaiting-payment.handler';
-import { MarkBackordered } from '../src/orders/commands/mark-backordered/mark-backordered.handler';
-import { MarkPaid } from '../src/orders/commands/mark-paid/mark-paid.handler';
-import { MarkShipped } from '../src/orders/commands/mark-shipped/mark-shipped.handler';
-import { RecordPaymentState } from '../src/orders/commands/record-payment-state/record-payment-state.handler';
-import { RejectOrder } from '../src/orders/commands/reject-order/reject-order.handler';
+import { UndoCheckoutHandler } from '../src/checkout/commands/undo-checkout/undo-checkout.handler';
+import { CancelAfterPaymentFailureHandler } from '../src/orders/commands/cancel-after-payment-failure/cancel-after-payment-failure.handler';
+import { IssueApologyVoucherHandler } from '../src/orders/commands/issue-apology-voucher/issue-apology-voucher.handler';
+import { MarkAwaitingPaymentHandler } from '../src/orders/commands/mark-awaiting-payment/mark-awaiting-payment.handler';
+import { MarkBackorderedHandler } from '../src/orders/commands/mark-backordered/mark-backordered.handler';
+import { MarkPaidHandler } from '../src/orders/commands/mark-paid/mark-paid.handler';
+import { MarkShippedHandler } from '../src/orders/commands/mark-shipped/mark-shipped.handler';
+import { RecordPaymentStateHandler } from '../src/orders/commands/record-payment-state/record-payment-state.handler';
+import { RejectOrderHandler } from '../src/orders/commands/reject-order/reject-order.handler';
 import { SagaGate } from '../src/orders/commands/saga-step';
 import { SagaEventsConsumer } from '../src/orders/consumers/saga-events.consumer';
 import { OrderRepository } from '../src/orders/database/order.repository';
@@ -34,7 +34,7 @@ export function orderTransport(
     giveBack: async (_t, hold, why) => void (hold && gateCalls.push(`giveBack:${hold}:${why}`)),
     settle: async (_t, hold) => void (hold && gateCalls.push(`settle:${hold}`)),
   };
-  const undo = new UndoCheckout(catalog, gate);
+  const undo = new UndoCheckoutHandler(catalog, gate);
   return new InboxTransport({
     name,
     brokers: ['127.0.0.1:1'],
@@ -47,14 +47,14 @@ export function orderTransport(
   }).addConsumer(
     new SagaEventsConsumer(
       orders,
-      new MarkAwaitingPayment(orders, silent),
-      new RejectOrder(orders, undo, silent),
-      new MarkPaid(orders, outbox, gate),
-      new MarkBackordered(orders, gate, silent),
-      new RecordPaymentState(orders, silent),
-      new CancelAfterPaymentFailure(orders, outbox, undo, silent),
-      new MarkShipped(orders, silent),
-      new IssueApologyVoucher(orders, catalog, silent),
+      new MarkAwaitingPaymentHandler(orders, silent),
+      new RejectOrderHandler(orders, undo, silent),
+      new MarkPaidHandler(orders, outbox, gate),
+      new MarkBackorderedHandler(orders, gate, silent),
+      new RecordPaymentStateHandler(orders, silent),
+      new CancelAfterPaymentFailureHandler(orders, outbox, undo, silent),
+      new MarkShippedHandler(orders, silent),
+      new IssueApologyVoucherHandler(orders, catalog, silent),
       undo,
     ),
   );

@@ -12,6 +12,7 @@ import {
   PlaceOrderCommand,
   PlaceOrderHandler,
 } from '../src/checkout/commands/place-order/place-order.handler';
+import { CheckoutMetrics } from '../src/checkout/checkout.metrics';
 import { IdempotencyRepository } from '../src/checkout/database/idempotency.repository';
 import { GateTimeout } from '../src/checkout/domain/checkout.errors';
 import { gateHoldId } from '../src/checkout/domain/request-hash';
@@ -63,7 +64,7 @@ describe("checkout and the gate's answers (PlaceOrder on a scratch order databas
       new CatalogRepository(),
       new OrderRepository(),
       gate as unknown as OrderStockGate,
-      registry,
+      new CheckoutMetrics(registry),
       quiet,
     );
   });

@@ -8,8 +8,8 @@ import { InboxContext, OutboxWriter } from '@checkout/messaging';
 import { DEV_PSP_CREDENTIALS, PspCredentialRegistry } from '@checkout/service-kit';
 import { barrier, sagaEvent, serviceDataSource, waitFor } from '@checkout/testing';
 import { MovePaymentHandler } from '../src/payment/commands/move-payment/move-payment.handler';
-import { RequestRefundHandler } from '../src/payment/commands/refund-payment/refund-payment.handler';
-import { ChargeWorker } from '../src/payment/commands/charge-payment/charge-payment.handler';
+import { RequestRefundHandler } from '../src/payment/commands/request-refund/request-refund.handler';
+import { ChargePaymentsJob } from '../src/payment/jobs/charge-payments.job';
 import { PaymentEventsConsumer } from '../src/payment/consumers/payment-events.consumer';
 import { PaymentMetrics } from '../src/payment/payment.metrics';
 
@@ -47,7 +47,7 @@ describe('payment: inventory.reserved and order.cancelled of one order at the sa
     new RequestRefundHandler(),
     move,
     // No charge worker runs here: the spec reads the attempts the consumer recorded.
-    { wake: () => undefined } as unknown as ChargeWorker,
+    { wake: () => undefined } as unknown as ChargePaymentsJob,
   );
   /** The context the transport gives a consumer method, on the spec's own transaction. */
   const contextOf = (tx: EntityManager, topic: string) =>

@@ -6,10 +6,7 @@ import { DataSource } from 'typeorm';
 import { scratchDatabase } from '@checkout/testing';
 import { MIGRATIONS } from '../src/migrations';
 import { PaymentMetrics } from '../src/payment/payment.metrics';
-import {
-  PrunePspEventsConfig,
-  PrunePspEventsHandler,
-} from '../src/payment/commands/prune-psp-events/prune-psp-events.handler';
+import { PrunePspEventsConfig, PrunePspEventsJob } from '../src/payment/jobs/prune-psp-events.job';
 
 const DAY = 86_400_000;
 const config: PrunePspEventsConfig = {
@@ -33,13 +30,13 @@ const count = async (ds: DataSource, prefix: string): Promise<number> =>
 
 describe('payment: PSP event ids are pruned past their retention, in bounded batches', () => {
   let scratch: Awaited<ReturnType<typeof scratchDatabase>>;
-  let job: PrunePspEventsHandler;
+  let job: PrunePspEventsJob;
   let registry: Registry;
 
   beforeAll(async () => {
     scratch = await scratchDatabase('payment_retention', MIGRATIONS, 2);
     registry = new Registry();
-    job = new PrunePspEventsHandler(
+    job = new PrunePspEventsJob(
       config,
       scratch.dataSource,
       new PaymentMetrics(registry),

@@ -12,9 +12,9 @@ import {
 } from '@checkout/service-kit';
 import { goldenEvent, goldenFixture, sagaHarness } from '@checkout/testing';
 import { MIGRATIONS } from '../src/migrations';
-import { ChargeWorker } from '../src/payment/commands/charge-payment/charge-payment.handler';
+import { ChargePaymentsJob } from '../src/payment/jobs/charge-payments.job';
 import { MovePaymentHandler } from '../src/payment/commands/move-payment/move-payment.handler';
-import { RequestRefundHandler } from '../src/payment/commands/refund-payment/refund-payment.handler';
+import { RequestRefundHandler } from '../src/payment/commands/request-refund/request-refund.handler';
 import { SettleRefundHandler } from '../src/payment/commands/settle-refund/settle-refund.handler';
 import { PaymentEventsConsumer } from '../src/payment/consumers/payment-events.consumer';
 import { PaymentMetrics } from '../src/payment/payment.metrics';
@@ -94,7 +94,7 @@ describe('payment saga reactions: given events, expect the golden events (Paymen
           new RequestRefundHandler(),
           move,
           // No charge worker runs here: the specs play its part where they need it.
-          { wake: () => undefined } as unknown as ChargeWorker,
+          { wake: () => undefined } as unknown as ChargePaymentsJob,
         ),
       ),
   });

@@ -1,3 +1,5 @@
+import { HTTP_ERRORS, HttpErrorCode } from './http/errors';
+
 /** The services whose consumers park events with `<SERVICE>.<RULE>` codes. */
 export type ServiceCode = 'ORDER' | 'INVENTORY' | 'PAYMENT' | 'FULFILLMENT' | 'SAGA';
 
@@ -12,43 +14,16 @@ const admission = <S extends ServiceCode>(service: S) =>
   }) as Record<`${S}.${AdmissionRule}`, 422>;
 
 /**
- * Every stable error code and the HTTP status it is answered with: the exception filter answers a request
- * from it, and a consumer parks an event on its DLQ with the same code. A code never changes its status.
+ * The codes that are no answer of the public HTTP APIs, with the status each would get: Nest's own answers by
+ * status, the PSP simulator's (a Stripe-like external API), and the consumers' DLQ reason codes.
  */
-export const ERROR_STATUS = {
-  // Public HTTP codes (docs/api.md): never renamed.
-  VALIDATION_FAILED: 400,
-  UNAUTHENTICATED: 401,
-  WEBHOOK_UNAUTHENTICATED: 401,
+const OTHER_ERROR_STATUS = {
   FORBIDDEN: 403,
-  NOT_FOUND: 404,
-  UNKNOWN_SKU: 404,
-  UNKNOWN_VOUCHER: 404,
-  ORDER_NOT_FOUND: 404,
-  REFUND_NOT_PARKED: 404,
-  SAGA_NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
   CONFLICT: 409,
-  OUT_OF_STOCK: 409,
-  PRICE_CHANGED: 409,
-  VOUCHER_EXHAUSTED: 409,
-  VOUCHER_EXISTS: 409,
-  IDEMPOTENCY_KEY_IN_USE: 409,
-  ORDER_NOT_CANCELLABLE: 409,
-  PAYLOAD_TOO_LARGE: 413,
-  UNSUPPORTED_MEDIA_TYPE: 415,
   UNPROCESSABLE: 422,
-  IDEMPOTENCY_KEY_REUSED: 422,
-  ORDER_TOTAL_TOO_LARGE: 422,
-  ZERO_TOTAL: 422,
-  PRICE_OUT_OF_RANGE: 422,
   TOO_MANY_REQUESTS: 429,
-  INTERNAL: 500,
-  INVENTORY_UNAVAILABLE: 502,
-  GATE_TIMEOUT: 503,
-  GATE_UNAVAILABLE: 503,
-  SERVICE_UNAVAILABLE: 503,
-  // The PSP simulator's answers (a Stripe-like external API).
+  // The PSP simulator's answers.
   TOKEN_INVALID: 400,
   CHARGE_NOT_CAPTURED: 400,
   CHARGE_ALREADY_REFUNDED: 400,
@@ -73,11 +48,18 @@ export const ERROR_STATUS = {
   HANDLER_FAILED: 500,
 } as const satisfies Record<string, number>;
 
-/** A stable error code of the table. */
-export type ErrorCode = keyof typeof ERROR_STATUS;
+/** A stable error code: a public one of HTTP_ERRORS or one of the others above. */
+export type ErrorCode = HttpErrorCode | keyof typeof OTHER_ERROR_STATUS;
 
-/** Whether a string is a code of the table. */
-export const isErrorCode = (code: string): code is ErrorCode => Object.hasOwn(ERROR_STATUS, code);
+/** Whether a string is a stable error code. */
+export const isErrorCode = (code: string): code is ErrorCode =>
+  Object.hasOwn(HTTP_ERRORS, code) || Object.hasOwn(OTHER_ERROR_STATUS, code);
+
+/** The HTTP status a code is always answered with: HTTP_ERRORS for the public codes, the table above for the rest. */
+export const statusOfError = (code: ErrorCode): number =>
+  Object.hasOwn(HTTP_ERRORS, code)
+    ? HTTP_ERRORS[code as HttpErrorCode].status
+    : OTHER_ERROR_STATUS[code as keyof typeof OTHER_ERROR_STATUS];
 
 /** An expected failure with a stable code: answered `{ error: code, message, ...details }`, or parked with its code. */
 export class DomainError extends Error {
@@ -90,8 +72,8 @@ export class DomainError extends Error {
     this.name = new.target.name;
   }
 
-  /** The HTTP status of the code (ERROR_STATUS). */
+  /** The HTTP status of the code. */
   get status(): number {
-    return ERROR_STATUS[this.code];
+    return statusOfError(this.code);
   }
 }

@@ -56,7 +56,7 @@ export const dlqTopic = (topic: string): string => `${topic}.dlq`;
 /** Whether a string names a known event type. */
 export const isEventType = (type: string): type is EventType => Object.hasOwn(EVENT_SCHEMAS, type);
 
-/** Why an event could not be accepted: its CONTRACT.* DLQ code (ERROR_STATUS) and a readable reason. */
+/** Why an event could not be accepted: its CONTRACT.* DLQ code (errors.ts) and a readable reason. */
 // Not a DomainError: an event a service fails to write itself is a bug (500 INTERNAL), not the client's error.
 export class ContractViolation extends Error {
   constructor(

@@ -1,7 +1,7 @@
 import { describe, it } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { ArgumentsHost, HttpException, NotFoundException } from '@nestjs/common';
-import { DomainError, ERROR_STATUS } from '@checkout/contracts';
+import { DomainError, HTTP_ERRORS } from '@checkout/contracts';
 import { DomainErrorFilter } from './error.filter';
 
 /** A response that records what the filter sent. */
@@ -62,7 +62,7 @@ describe('DomainErrorFilter', () => {
       }
     }
     const r = answer(new UnknownVoucher('X'));
-    assert.equal(r.status, ERROR_STATUS.UNKNOWN_VOUCHER);
+    assert.equal(r.status, HTTP_ERRORS.UNKNOWN_VOUCHER.status);
     assert.equal(r.status, 404);
     assert.deepEqual(r.body, { error: 'UNKNOWN_VOUCHER', message: 'unknown voucher X', voucherCode: 'X' });
   });

@@ -1,6 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, LoggerService } from '@nestjs/common';
 import { Request, Response } from 'express';
-import { DomainError, ERROR_STATUS, ErrorCode } from '@checkout/contracts';
+import { DomainError, ErrorCode, statusOfError } from '@checkout/contracts';
 import { isInfrastructureError } from '@checkout/messaging';
 
 /** Retry-After of a 503 SERVICE_UNAVAILABLE: long enough for a pool to free a connection, short for a buyer. */
@@ -103,7 +103,7 @@ export class DomainErrorFilter implements ExceptionFilter {
     const retryAfter = error.details.retryAfterSeconds;
     if (typeof retryAfter === 'number') res.setHeader('Retry-After', String(retryAfter));
     res
-      .status(ERROR_STATUS[error.code])
+      .status(statusOfError(error.code))
       .json({ error: error.code, message: error.message, ...error.details });
   }
 }

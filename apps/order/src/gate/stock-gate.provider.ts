@@ -1,9 +1,9 @@
 import { Inject, Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { PinoLogger } from 'nestjs-pino';
-import { Counter, Registry } from 'prom-client';
 import { GateUnavailable, StockGate, redisAuthOf } from '@checkout/stock-gate';
-import { METRICS_REGISTRY, SERVICE_CONFIG } from '@checkout/service-kit';
+import { SERVICE_CONFIG } from '@checkout/service-kit';
 import { OrderConfig } from '../config/order.config';
+import { GateMetrics } from './gate.metrics';
 
 /** How an unknown take (sent, no reply in time) was settled before the checkout answered 503. */
 export type UnknownTakeResolution = 'returned' | 'nothing-held' | 'unresolved';
@@ -16,30 +16,16 @@ export type UnknownTakeResolution = 'returned' | 'nothing-held' | 'unresolved';
 @Injectable()
 export class OrderStockGate implements OnModuleInit, OnApplicationShutdown {
   readonly gate: StockGate;
-  private readonly unavailable: Counter<'operation'>;
-  private readonly unknown: Counter<'resolution'>;
 
   constructor(
     @Inject(SERVICE_CONFIG) config: OrderConfig,
-    @Inject(METRICS_REGISTRY) registry: Registry,
+    private readonly metrics: GateMetrics,
     private readonly logger: PinoLogger,
   ) {
     logger.setContext('StockGate');
     this.gate = StockGate.connect(config.REDIS_URL, {
       ...redisAuthOf(config),
       commandTimeout: config.GATE_REPLY_TIMEOUT_MS,
-    });
-    this.unavailable = new Counter({
-      name: 'order_stock_gate_unavailable_total',
-      help: 'Gate calls that could not reach Redis (for take: the checkout fell back to the database path)',
-      labelNames: ['operation'],
-      registers: [registry],
-    });
-    this.unknown = new Counter({
-      name: 'order_stock_gate_unknown_takes_total',
-      help: 'Takes sent to Redis without a reply in time (checkout answered 503), by how the hold was settled',
-      labelNames: ['resolution'],
-      registers: [registry],
     });
   }
 
@@ -50,7 +36,7 @@ export class OrderStockGate implements OnModuleInit, OnApplicationShutdown {
 
   /** Counts and logs a GateUnavailable result. */
   reportUnavailable(operation: string, result: GateUnavailable, context: Record<string, unknown> = {}): void {
-    this.unavailable.inc({ operation });
+    this.metrics.unavailable.inc({ operation });
     this.logger.warn(
       { operation, reason: result.reason, ...context },
       'stock gate unavailable: falling back to the database path',
@@ -73,7 +59,7 @@ export class OrderStockGate implements OnModuleInit, OnApplicationShutdown {
     const r = await this.gate.giveBack(tenantId, holdId);
     const resolution: UnknownTakeResolution =
       r.outcome === 'Returned' ? 'returned' : r.outcome === 'NothingHeld' ? 'nothing-held' : 'unresolved';
-    this.unknown.inc({ resolution });
+    this.metrics.unknown.inc({ resolution });
     this.logger.warn(
       { tenantId, holdId, reason, resolution },
       resolution === 'unresolved'

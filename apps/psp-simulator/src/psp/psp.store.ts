@@ -82,7 +82,7 @@ export interface Idempotent<T> {
   replayed: boolean;
 }
 
-/** Why the PSP refused a request: answered with this code and its status (ERROR_STATUS). */
+/** Why the PSP refused a request: answered with this code and its status. */
 export class PspRequestError extends DomainError {}
 
 const newId = (prefix: string) => `${prefix}_${randomBytes(12).toString('hex')}`;

@@ -2,30 +2,28 @@ import { EntityManager } from 'typeorm';
 import { NotificationKind } from '../domain';
 import { lockOrder, sql } from '../../database/sql';
 
-/** A notification as stored and as the HTTP API shows it. */
-export interface NotificationRow {
-  notificationId: string;
+/** What a notification says, to whom, about which order. */
+export interface NotificationContent {
   orderId: string;
   kind: NotificationKind;
   customerId: string | null;
   subject: string;
   body: string;
   voucherCode: string | null;
+}
+
+/** A notification as stored and as the HTTP API shows it. */
+export interface NotificationRow extends NotificationContent {
+  notificationId: string;
   status: 'pending' | 'sent';
   createdAt: string;
   sentAt: string | null;
 }
 
 /** What a new notification holds; customerId is null while fulfillment has not yet seen the order. */
-export interface NewNotification {
+export interface NewNotification extends NotificationContent {
   id: string;
   tenantId: string;
-  orderId: string;
-  kind: NotificationKind;
-  customerId: string | null;
-  subject: string;
-  body: string;
-  voucherCode: string | null;
   causeEventId: string;
 }
 

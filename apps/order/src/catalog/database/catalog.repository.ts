@@ -1,5 +1,6 @@
 import { randomInt } from 'node:crypto';
-import { Sql } from '../../checkout/database/idempotency.repository';
+import { Injectable } from '@nestjs/common';
+import { Sql } from '../../database';
 import { ListPrice } from '../../checkout/domain/pricing';
 
 /** How many slot rows a voucher's redemptions are split over (fewer when it has fewer redemptions). */
@@ -48,6 +49,7 @@ export interface FlashSale {
 }
 
 /** The tenant's price list, vouchers and flash sales. */
+@Injectable()
 export class CatalogRepository {
   /** Sets the price of a SKU (insert or replace). */
   async putPrice(db: Sql, tenantId: string, sku: string, unitPrice: number, currency: string) {
@@ -132,12 +134,8 @@ export class CatalogRepository {
   }
 
   /**
-   * Takes one redemption for an order: a conditional update on one of the voucher's slots (the no-oversell
-   * rule applied to vouchers) plus the order's redemption row, in one statement. The slot stays locked until
-   * the caller commits; a slot another checkout holds is skipped, starting from a random one, so concurrent
-   * checkouts spread over the slots. Only when every slot with units left is held does it wait for them:
-   * "none left" is answered from committed counts, never because the slots were busy. Returns the voucher's
-   * percentage, or null when none is left.
+   * Takes one redemption for an order on one voucher slot, in one statement; the voucher's percentage, or
+   * null when none is left (docs/design/order-checkout.md).
    */
   async redeemVoucher(tx: Sql, tenantId: string, code: string, orderId: string): Promise<number | null> {
     const start = randomInt(VOUCHER_SLOTS);

@@ -9,7 +9,7 @@ import {
   Sku,
 } from '@checkout/contracts';
 import { CurrentTenant, Tenant, TenantGuard, validate } from '@checkout/service-kit';
-import { SetFlashSaleHandler } from '../commands/enable-flash-sale/enable-flash-sale.handler';
+import { SetFlashSaleHandler } from '../commands/set-flash-sale/set-flash-sale.handler';
 import { CatalogRepository } from '../database/catalog.repository';
 import { PriceOutOfRange, VoucherExists } from '../domain/catalog.errors';
 import { MAX_UNIT_PRICE } from '../../checkout/domain/pricing';

@@ -1,10 +1,10 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { PinoLogger } from 'nestjs-pino';
-import { Counter, Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
-import { METRICS_REGISTRY, PeriodicTask, SERVICE_CONFIG, TenantRegistry } from '@checkout/service-kit';
+import { PeriodicTask, SERVICE_CONFIG, TenantRegistry } from '@checkout/service-kit';
 import { OrderConfig } from '../../config/order.config';
 import { OrderStockGate } from '../../gate/stock-gate.provider';
+import { CatalogMetrics } from '../catalog.metrics';
 import { CatalogRepository } from '../database/catalog.repository';
 
 /** One gate this job turned back on. */
@@ -23,19 +23,12 @@ export interface RearmReport {
 }
 
 /**
- * Re-arms the flash-sale gates after Redis lost them. Redis keeps the gate counters in memory only, so a
- * restart (or a failover to an empty replica) turns every gate off: checkouts fall back to the database path,
- * which is correct but loses the gate's protection in the middle of a sale. `flash_sales.enabled` is the
- * record of which gates should be on; this job sets each missing counter (SET NX: a counter that exists is
- * never touched) to the estimate of CatalogRepository.enabledFlashSales, right after the gate's connection
- * comes back and every ORDER_GATE_REARM_INTERVAL_MS. The estimate does not need to be exact: the database's
- * conditional UPDATE decides who gets stock, and inventory's gate re-sync lowers a counter above the
- * database's figure on its next run and raises one below it once it stood still.
+ * Re-arms the flash-sale gates whose Redis counters were lost (docs/design/order-checkout.md, Re-arming the
+ * gates).
  */
 @Injectable()
 export class RearmFlashSaleGatesJob implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly task: PeriodicTask;
-  private readonly rearmedTotal: Counter<'tenant'>;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -43,7 +36,7 @@ export class RearmFlashSaleGatesJob implements OnApplicationBootstrap, OnApplica
     private readonly gate: OrderStockGate,
     private readonly tenants: TenantRegistry,
     @Inject(SERVICE_CONFIG) private readonly config: OrderConfig,
-    @Inject(METRICS_REGISTRY) registry: Registry,
+    private readonly metrics: CatalogMetrics,
     private readonly logger: PinoLogger,
   ) {
     logger.setContext('RearmFlashSaleGates');
@@ -53,12 +46,6 @@ export class RearmFlashSaleGatesJob implements OnApplicationBootstrap, OnApplica
       () => this.runOnce(),
       logger.logger,
     );
-    this.rearmedTotal = new Counter({
-      name: 'order_stock_gate_rearmed_total',
-      help: 'Flash-sale gates turned back on after their Redis counter was lost',
-      labelNames: ['tenant'],
-      registers: [registry],
-    });
   }
 
   onApplicationBootstrap(): void {
@@ -80,7 +67,10 @@ export class RearmFlashSaleGatesJob implements OnApplicationBootstrap, OnApplica
         sales = await this.catalog.enabledFlashSales(this.dataSource, tenantId);
       } catch (error) {
         report.failedTenants.push(tenantId);
-        this.logger.error({ tenantId, err: String(error) }, 'flash sales could not be read: gates not re-armed');
+        this.logger.error(
+          { tenantId, err: String(error) },
+          'flash sales could not be read: gates not re-armed',
+        );
         continue;
       }
       for (const { sku, unitsLeft } of sales) {
@@ -91,7 +81,7 @@ export class RearmFlashSaleGatesJob implements OnApplicationBootstrap, OnApplica
         }
         if (r.outcome === 'Rearmed') {
           report.rearmed.push({ tenantId, sku, units: unitsLeft });
-          this.rearmedTotal.inc({ tenant: tenantId });
+          this.metrics.rearmedTotal.inc({ tenant: tenantId });
           this.logger.warn(
             { tenantId, sku, units: unitsLeft },
             'flash-sale gate counter was lost (Redis restarted?): re-armed from the order database',

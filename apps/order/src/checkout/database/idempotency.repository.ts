@@ -1,8 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { EntityManager } from 'typeorm';
-
-/** Anything that runs SQL: a DataSource, or the EntityManager of an open transaction. */
-export type Sql = Pick<EntityManager, 'query'>;
+import { Sql } from '../../database';
 
 /** What claiming an Idempotency-Key found. */
 export type Claim =

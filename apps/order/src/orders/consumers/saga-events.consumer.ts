@@ -2,15 +2,15 @@ import { Controller } from '@nestjs/common';
 import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
 import { SagaEvent } from '@checkout/contracts';
 import { InboxContext } from '@checkout/messaging';
-import { UndoCheckout } from '../../checkout/commands/undo-checkout/undo-checkout.handler';
-import { CancelAfterPaymentFailure } from '../commands/cancel-after-payment-failure/cancel-after-payment-failure.handler';
-import { IssueApologyVoucher } from '../commands/issue-apology-voucher/issue-apology-voucher.handler';
-import { MarkAwaitingPayment } from '../commands/mark-awaiting-payment/mark-awaiting-payment.handler';
-import { MarkBackordered } from '../commands/mark-backordered/mark-backordered.handler';
-import { MarkPaid } from '../commands/mark-paid/mark-paid.handler';
-import { MarkShipped } from '../commands/mark-shipped/mark-shipped.handler';
-import { RecordPaymentState } from '../commands/record-payment-state/record-payment-state.handler';
-import { RejectOrder } from '../commands/reject-order/reject-order.handler';
+import { UndoCheckoutHandler } from '../../checkout/commands/undo-checkout/undo-checkout.handler';
+import { CancelAfterPaymentFailureHandler } from '../commands/cancel-after-payment-failure/cancel-after-payment-failure.handler';
+import { IssueApologyVoucherHandler } from '../commands/issue-apology-voucher/issue-apology-voucher.handler';
+import { MarkAwaitingPaymentHandler } from '../commands/mark-awaiting-payment/mark-awaiting-payment.handler';
+import { MarkBackorderedHandler } from '../commands/mark-backordered/mark-backordered.handler';
+import { MarkPaidHandler } from '../commands/mark-paid/mark-paid.handler';
+import { MarkShippedHandler } from '../commands/mark-shipped/mark-shipped.handler';
+import { RecordPaymentStateHandler } from '../commands/record-payment-state/record-payment-state.handler';
+import { RejectOrderHandler } from '../commands/reject-order/reject-order.handler';
 import { OrderRepository } from '../database/order.repository';
 
 /**
@@ -21,15 +21,15 @@ import { OrderRepository } from '../database/order.repository';
 export class SagaEventsConsumer {
   constructor(
     private readonly orders: OrderRepository,
-    private readonly markAwaitingPayment: MarkAwaitingPayment,
-    private readonly reject: RejectOrder,
-    private readonly markPaid: MarkPaid,
-    private readonly markBackordered: MarkBackordered,
-    private readonly recordPaymentState: RecordPaymentState,
-    private readonly cancelAfterPaymentFailure: CancelAfterPaymentFailure,
-    private readonly markShipped: MarkShipped,
-    private readonly issueApologyVoucher: IssueApologyVoucher,
-    private readonly undoCheckout: UndoCheckout,
+    private readonly markAwaitingPayment: MarkAwaitingPaymentHandler,
+    private readonly reject: RejectOrderHandler,
+    private readonly markPaid: MarkPaidHandler,
+    private readonly markBackordered: MarkBackorderedHandler,
+    private readonly recordPaymentState: RecordPaymentStateHandler,
+    private readonly cancelAfterPaymentFailure: CancelAfterPaymentFailureHandler,
+    private readonly markShipped: MarkShippedHandler,
+    private readonly issueApologyVoucher: IssueApologyVoucherHandler,
+    private readonly undoCheckout: UndoCheckoutHandler,
   ) {}
 
   @EventPattern('inventory.reserved')

@@ -1,9 +1,10 @@
 import { PricedLine } from '@checkout/contracts';
-import { Sql } from '../../checkout/database/idempotency.repository';
+import { Injectable } from '@nestjs/common';
+import { Sql } from '../../database';
 import { ORDER_TRANSITIONS, OrderStatus, PAYMENT_TRANSITIONS, PaymentState } from '../domain/order-status';
 
-/** A new order as checkout snapshots it. */
-export interface NewOrder {
+/** What checkout snapshots of an order: who, what, at which prices. */
+interface OrderSnapshot {
   id: string;
   tenantId: string;
   customerId: string;
@@ -13,28 +14,22 @@ export interface NewOrder {
   discount: number;
   total: number;
   voucherCode: string | null;
-  paymentToken: string;
   gateHoldId: string | null;
+}
+
+/** A new order as checkout snapshots it. */
+export interface NewOrder extends OrderSnapshot {
+  paymentToken: string;
   idempotencyKey: string;
 }
 
 /** An order row with its lines. */
-export interface OrderRecord {
-  id: string;
-  tenantId: string;
-  customerId: string;
-  currency: string;
-  lines: PricedLine[];
-  subtotal: number;
-  discount: number;
-  total: number;
-  voucherCode: string | null;
+export interface OrderRecord extends OrderSnapshot {
   status: OrderStatus;
   paymentState: PaymentState | null;
   paymentId: string | null;
   pspReference: string | null;
   paidAt: string | null;
-  gateHoldId: string | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -56,6 +51,7 @@ export interface Moved {
 }
 
 /** Orders, their lines and history; every status change a conditional update. */
+@Injectable()
 export class OrderRepository {
   /**
    * Inserts the order (PENDING), its lines and the first history row, in one statement: one round trip of

@@ -11,9 +11,9 @@ import {
   lockSagas,
 } from '@checkout/messaging';
 import { PspCredentialRegistry } from '@checkout/service-kit';
-import { RequestRefundHandler } from '../commands/refund-payment/refund-payment.handler';
+import { RequestRefundHandler } from '../commands/request-refund/request-refund.handler';
 import { MovePaymentHandler, storeCause } from '../commands/move-payment/move-payment.handler';
-import { ChargeWorker } from '../commands/charge-payment/charge-payment.handler';
+import { ChargePaymentsJob } from '../jobs/charge-payments.job';
 import { findPaymentByOrder } from '../database/payment.repository';
 
 /**
@@ -22,27 +22,17 @@ import { findPaymentByOrder } from '../database/payment.repository';
  */
 const ATTEMPTS: InboxPatternExtras = { batch: true, group: 'attempts' };
 
-/**
- * Payment's reactions to the saga, each under its order's lock (lockSaga: inventory.reserved of the same order
- * may be applied by the other consumer group at the same instant): inventory.reserved records a payment attempt
- * (the charge worker calls the PSP after commit), the failure events request a refund, order.cancelled records
- * the cancellation, closes an attempt not yet sent to the PSP and has a charge that may exist refunded.
- */
+/** Payment's reactions to the saga, each under its order's lock (docs/design/payment.md). */
 @Controller()
 export class PaymentEventsConsumer {
   constructor(
     private readonly accounts: PspCredentialRegistry,
     private readonly refunds: RequestRefundHandler,
     private readonly move: MovePaymentHandler,
-    private readonly charges: ChargeWorker,
+    private readonly charges: ChargePaymentsJob,
   ) {}
 
-  /**
-   * A new payment attempt per order (`created`, with its history row), none for an order already cancelled
-   * (events of two topics may cross; every order of the chunk is locked first, in lockSagas' stable order, so a
-   * cancellation is either committed and seen here or waits for this). Each event's statements run in that
-   * event's consumer span, so every checkout's trace still shows payment's writes.
-   */
+  /** A new payment attempt per order, none for an order already cancelled (docs/design/payment.md). */
   @EventPattern('inventory.reserved', ATTEMPTS)
   async inventoryReserved(
     @Payload() events: SagaEvent<'inventory.reserved'>[],

@@ -108,10 +108,8 @@ export async function transition(tx: EntityManager, r: TransitionRequest): Promi
 }
 
 /**
- * Claims up to `limit` new attempts for charging, oldest first, in one statement: `created -> pending` by the
- * same conditional update as transition(), history rows included. SKIP LOCKED lets several workers share.
- * Never an attempt of a cancelled order, nor one a refund was requested for before its charge: money for an
- * order nobody will serve is never taken.
+ * Claims up to `limit` new attempts for charging (`created -> pending`), never one of a cancelled or refunded
+ * order (docs/design/payment.md).
  */
 export async function claimNewAttempts(
   q: Pick<EntityManager, 'query'>,

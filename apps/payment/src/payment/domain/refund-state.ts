@@ -4,10 +4,8 @@ import { REFUND_STATES, type RefundState } from '@checkout/contracts';
 export { REFUND_STATES, type RefundState };
 
 /**
- * The refund's state machine, as "target state <- states it may be entered from". `refund_failed` is parked for
- * an operator, who may send it back to `pending`; the PSP's word that the money went back (`succeeded`) is
- * accepted from either open state, so a refund whose answer was lost or that we gave up on is still completed.
- * Nothing leaves `succeeded`: the payment it refunded has moved to `refunded` for good.
+ * The refund's state machine, as "target state <- states it may be entered from" (docs/design/payment.md,
+ * Refunds).
  */
 export const REFUND_ALLOWED_FROM: Readonly<Record<RefundState, readonly RefundState[]>> = {
   pending: ['refund_failed'],

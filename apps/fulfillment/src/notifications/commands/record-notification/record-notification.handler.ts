@@ -8,13 +8,12 @@ import {
   SagaEvent,
 } from '@checkout/contracts';
 import {
-  NotificationKind,
   generateVoucherCode,
   orderConfirmationEmail,
   outOfStockApologyEmail,
   paymentFailedEmail,
 } from '../../domain';
-import { customerOf, insertNotification } from '../../database/notification.repository';
+import { NotificationContent, customerOf, insertNotification } from '../../database/notification.repository';
 
 /** What RecordNotification did: queued the email, or found the order already had one of this kind. */
 export type RecordNotificationOutcome = 'queued' | 'duplicate';
@@ -122,14 +121,9 @@ export class RecordNotification {
 
   private async queue(
     tx: EntityManager,
-    n: {
+    n: Omit<NotificationContent, 'voucherCode'> & {
       id?: string;
       tenantId: string;
-      orderId: string;
-      kind: NotificationKind;
-      customerId: string | null;
-      subject: string;
-      body: string;
       voucherCode?: string;
       cause: SagaEvent;
     },

@@ -2,12 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { PinoLogger } from 'nestjs-pino';
-import { Counter, Registry } from 'prom-client';
 import { OutboxWriter } from '@checkout/messaging';
-import { METRICS_REGISTRY, OUTBOX_WRITER } from '@checkout/service-kit';
+import { OUTBOX_WRITER } from '@checkout/service-kit';
 import { CatalogRepository } from '../../../catalog/database/catalog.repository';
 import { OrderRepository } from '../../../orders/database/order.repository';
 import { OrderStockGate } from '../../../gate/stock-gate.provider';
+import { CheckoutMetrics, CheckoutOutcome } from '../../checkout.metrics';
 import { IdempotencyRepository } from '../../database/idempotency.repository';
 import {
   CheckoutError,
@@ -42,59 +42,22 @@ export interface CheckoutReply {
 }
 
 /**
- * Every answer a checkout can get past the tenant guard, as the `outcome` label of order_checkouts_total:
- * created, replayed, each stable error code, and `error` for an unexpected failure (500). All start at 0,
- * so a dashboard sees a rate for each. (401 and body-parser answers happen before routing.)
- */
-export const CHECKOUT_OUTCOMES = [
-  'accepted',
-  'replayed',
-  'VALIDATION_FAILED',
-  'UNKNOWN_SKU',
-  'UNKNOWN_VOUCHER',
-  'PRICE_CHANGED',
-  'OUT_OF_STOCK',
-  'VOUCHER_EXHAUSTED',
-  'IDEMPOTENCY_KEY_IN_USE',
-  'IDEMPOTENCY_KEY_REUSED',
-  'GATE_TIMEOUT',
-  'ORDER_TOTAL_TOO_LARGE',
-  'ZERO_TOTAL',
-  'error',
-] as const;
-export type CheckoutOutcome = (typeof CHECKOUT_OUTCOMES)[number];
-
-/** Injection token of the idempotency repository (configured with the lease and TTL). */
-export const IDEMPOTENCY_REPOSITORY = Symbol('IDEMPOTENCY_REPOSITORY');
-
-/**
- * PlaceOrder: a completed Idempotency-Key is replayed first (one indexed read), then the flash-sale gate (no
- * write when it says no), then the key is claimed,
- * server-side prices, the voucher redemption, and the order + `order.created` in one transaction that also
- * completes the key. Every failure after a step undoes that step: the key is released, the units go back.
+ * PlaceOrder: replay, gate, key, prices, voucher, then the order and `order.created` in one transaction; each
+ * failure undoes the steps before it (docs/design/order-checkout.md).
  */
 @Injectable()
 export class PlaceOrderHandler {
-  private readonly outcomes: Counter<'outcome'>;
-
   constructor(
     private readonly dataSource: DataSource,
     @Inject(OUTBOX_WRITER) private readonly outbox: OutboxWriter,
-    @Inject(IDEMPOTENCY_REPOSITORY) private readonly keys: IdempotencyRepository,
+    private readonly keys: IdempotencyRepository,
     private readonly catalog: CatalogRepository,
     private readonly orders: OrderRepository,
     private readonly gate: OrderStockGate,
-    @Inject(METRICS_REGISTRY) registry: Registry,
+    private readonly metrics: CheckoutMetrics,
     private readonly logger: PinoLogger,
   ) {
     logger.setContext('PlaceOrder');
-    this.outcomes = new Counter({
-      name: 'order_checkouts_total',
-      help: 'Checkout requests by outcome',
-      labelNames: ['outcome'],
-      registers: [registry],
-    });
-    for (const outcome of CHECKOUT_OUTCOMES) this.outcomes.inc({ outcome }, 0);
   }
 
   async execute(cmd: PlaceOrderCommand): Promise<CheckoutReply> {
@@ -110,7 +73,7 @@ export class PlaceOrderHandler {
 
   /** Counts an answer given before the command ran (the request failed validation). */
   count(outcome: CheckoutOutcome): void {
-    this.outcomes.inc({ outcome });
+    this.metrics.count(outcome);
   }
 
   private async run({ tenantId, idempotencyKey, body }: PlaceOrderCommand): Promise<CheckoutReply> {
@@ -148,10 +111,8 @@ export class PlaceOrderHandler {
   }
 
   /**
-   * The take was sent but got no reply in time: it may hold units or not. Going to the database anyway could
-   * sell a unit twice (once here, once through the hold), so the checkout fails closed with a retryable 503,
-   * after undoing a take that may have happened. Under the key's lease, so no request with the same key is
-   * building an order on the hold meanwhile; when the key already has an answer, that answer is the reply.
+   * A take without a reply: undo it under the key's lease and fail closed with a retryable 503
+   * (docs/design/order-checkout.md).
    */
   private async afterUnknownTake(
     tenantId: string,

@@ -10,7 +10,7 @@ import { SAGA_GATE, SagaGate, SagaStep } from '../../../orders/commands/saga-ste
  * rolled-back transaction gives nothing back; the gate gives a hold back once).
  */
 @Injectable()
-export class UndoCheckout {
+export class UndoCheckoutHandler {
   constructor(
     private readonly catalog: CatalogRepository,
     @Inject(SAGA_GATE) private readonly gate: SagaGate,

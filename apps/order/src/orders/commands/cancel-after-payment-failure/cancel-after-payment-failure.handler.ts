@@ -3,7 +3,7 @@ import { PinoLogger } from 'nestjs-pino';
 import { SagaEvent } from '@checkout/contracts';
 import { OutboxWriter } from '@checkout/messaging';
 import { OUTBOX_WRITER } from '@checkout/service-kit';
-import { UndoCheckout } from '../../../checkout/commands/undo-checkout/undo-checkout.handler';
+import { UndoCheckoutHandler } from '../../../checkout/commands/undo-checkout/undo-checkout.handler';
 import { OrderRepository } from '../../database/order.repository';
 import { SagaStep, moveOrder } from '../saga-step';
 
@@ -12,11 +12,11 @@ import { SagaStep, moveOrder } from '../saga-step';
  * the stock, and checkout undone. A late success finds the order CANCELLED and does not revive it.
  */
 @Injectable()
-export class CancelAfterPaymentFailure {
+export class CancelAfterPaymentFailureHandler {
   constructor(
     private readonly orders: OrderRepository,
     @Inject(OUTBOX_WRITER) private readonly outbox: OutboxWriter,
-    private readonly undoCheckout: UndoCheckout,
+    private readonly undoCheckout: UndoCheckoutHandler,
     private readonly logger: PinoLogger,
   ) {}
 

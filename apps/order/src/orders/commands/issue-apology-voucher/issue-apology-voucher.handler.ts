@@ -12,7 +12,7 @@ import { SagaStep } from '../saga-step';
  * when we do not know the order). A code another voucher has is parked (ORDER.VOUCHER_CODE_TAKEN).
  */
 @Injectable()
-export class IssueApologyVoucher {
+export class IssueApologyVoucherHandler {
   constructor(
     private readonly orders: OrderRepository,
     private readonly catalog: CatalogRepository,

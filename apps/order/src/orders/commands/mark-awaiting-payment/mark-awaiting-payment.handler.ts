@@ -6,7 +6,7 @@ import { SagaStep, moveOrder } from '../saga-step';
 
 /** MarkAwaitingPayment (inventory.reserved): the stock is held, the order waits for its payment. */
 @Injectable()
-export class MarkAwaitingPayment {
+export class MarkAwaitingPaymentHandler {
   constructor(
     private readonly orders: OrderRepository,
     private readonly logger: PinoLogger,

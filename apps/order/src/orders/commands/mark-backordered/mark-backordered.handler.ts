@@ -6,7 +6,7 @@ import { SAGA_GATE, SagaGate, SagaStep, moveOrder } from '../saga-step';
 
 /** MarkBackordered (inventory.backordered): paid, the stock follows later; the gate's hold is settled after commit. */
 @Injectable()
-export class MarkBackordered {
+export class MarkBackorderedHandler {
   constructor(
     private readonly orders: OrderRepository,
     @Inject(SAGA_GATE) private readonly gate: SagaGate,

@@ -10,7 +10,7 @@ import { SAGA_GATE, SagaGate, SagaStep } from '../saga-step';
  * order; the move publishes order.paid with the order's snapshot, and the gate's hold is settled after commit.
  */
 @Injectable()
-export class MarkPaid {
+export class MarkPaidHandler {
   constructor(
     private readonly orders: OrderRepository,
     @Inject(OUTBOX_WRITER) private readonly outbox: OutboxWriter,

@@ -6,7 +6,7 @@ import { SagaStep, moveOrder } from '../saga-step';
 
 /** MarkShipped (fulfillment.shipment-created). */
 @Injectable()
-export class MarkShipped {
+export class MarkShippedHandler {
   constructor(
     private readonly orders: OrderRepository,
     private readonly logger: PinoLogger,

@@ -9,7 +9,7 @@ import { SagaStep, moveOrder } from '../saga-step';
  * moves the order to REFUNDED.
  */
 @Injectable()
-export class RecordPaymentState {
+export class RecordPaymentStateHandler {
   constructor(
     private readonly orders: OrderRepository,
     private readonly logger: PinoLogger,

@@ -1,16 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import { PinoLogger } from 'nestjs-pino';
 import { SagaEvent } from '@checkout/contracts';
-import { UndoCheckout } from '../../../checkout/commands/undo-checkout/undo-checkout.handler';
+import { UndoCheckoutHandler } from '../../../checkout/commands/undo-checkout/undo-checkout.handler';
 import { OrderRepository } from '../../database/order.repository';
 import { SagaStep, moveOrder } from '../saga-step';
 
 /** RejectOrder (inventory.rejected): REJECTED, and checkout is undone (voucher back, gate units back). */
 @Injectable()
-export class RejectOrder {
+export class RejectOrderHandler {
   constructor(
     private readonly orders: OrderRepository,
-    private readonly undoCheckout: UndoCheckout,
+    private readonly undoCheckout: UndoCheckoutHandler,
     private readonly logger: PinoLogger,
   ) {}
 

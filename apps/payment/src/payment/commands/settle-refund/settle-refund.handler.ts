@@ -13,10 +13,8 @@ import { MovePaymentHandler, asCause } from '../move-payment/move-payment.handle
 export type RefundNewsSource = 'refund' | 'webhook';
 
 /**
- * SettleRefund: the PSP's word on a refund, from the refund response or a webhook, applied through the refund's
- * state machine in the caller's transaction. Money back completes the refund, moves the payment
- * `succeeded -> refunded` and publishes `payment.refunded`, at most once whoever tells first; a failure parks the
- * refund as `refund_failed` (metric, log, API) for an operator. Anything else is ignored.
+ * SettleRefund: applies the PSP's word on a refund through its state machine, in the caller's transaction
+ * (docs/design/payment.md, Refunds).
  */
 @Injectable()
 export class SettleRefundHandler {

@@ -2,8 +2,8 @@ import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } fro
 import { DataSource } from 'typeorm';
 import { PinoLogger } from 'nestjs-pino';
 import { SERVICE_CONFIG } from '@checkout/service-kit';
-import { OrderConfig } from '../../../config/order.config';
-import { deleteExpiredIdempotencyKeys } from '../../database/idempotency.repository';
+import { OrderConfig } from '../../config/order.config';
+import { deleteExpiredIdempotencyKeys } from '../database/idempotency.repository';
 
 /** Deletes Idempotency-Keys past their TTL (IDEMPOTENCY_KEY_TTL_HOURS) every IDEMPOTENCY_CLEANUP_INTERVAL_MS. */
 @Injectable()

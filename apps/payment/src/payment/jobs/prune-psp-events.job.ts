@@ -2,9 +2,9 @@ import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } fro
 import { PinoLogger } from 'nestjs-pino';
 import { DataSource } from 'typeorm';
 import { PeriodicTask, SERVICE_CONFIG } from '@checkout/service-kit';
-import { PaymentConfig } from '../../../config/payment.config';
-import { updateReturning } from '../../database/payment.repository';
-import { PaymentMetrics } from '../../payment.metrics';
+import { PaymentConfig } from '../../config/payment.config';
+import { updateReturning } from '../database/payment.repository';
+import { PaymentMetrics } from '../payment.metrics';
 
 /** The settings the prune job reads. */
 export type PrunePspEventsConfig = Pick<
@@ -16,13 +16,11 @@ export type PrunePspEventsConfig = Pick<
 >;
 
 /**
- * PrunePspEvents: deletes webhook dedupe rows (`psp_event`) older than PAYMENT_PSP_EVENT_RETENTION_MS, which the
- * config requires to outlast the PSP's redelivery window. Oldest first, PAYMENT_PSP_EVENT_PRUNE_BATCH rows per
- * statement (short transactions, short locks) and at most PAYMENT_PSP_EVENT_PRUNE_MAX_BATCHES per pass; what is
- * left waits for the next pass. The transition history keeps each applied event's id for good.
+ * PrunePspEvents: deletes webhook dedupe rows past PAYMENT_PSP_EVENT_RETENTION_MS, in short batches
+ * (docs/design/payment.md).
  */
 @Injectable()
-export class PrunePspEventsHandler implements OnApplicationBootstrap, OnApplicationShutdown {
+export class PrunePspEventsJob implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly task: PeriodicTask;
 
   constructor(

@@ -3,21 +3,19 @@ import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } fro
 import { PinoLogger } from 'nestjs-pino';
 import { DataSource } from 'typeorm';
 import { PeriodicTask, PspCredentialRegistry, SERVICE_CONFIG } from '@checkout/service-kit';
-import { PaymentConfig } from '../../../config/payment.config';
-import { PaymentRow, insertRefund, isUuid, updateReturning } from '../../database/payment.repository';
-import { OPEN_STATES } from '../../domain/payment-state';
-import { PaymentMetrics } from '../../payment.metrics';
-import { PspCharge, PspClient } from '../../psp/psp.client';
-import { ChargePaymentHandler } from '../charge-payment/charge-payment.handler';
+import { PaymentConfig } from '../../config/payment.config';
+import { PaymentRow, insertRefund, isUuid, updateReturning } from '../database/payment.repository';
+import { OPEN_STATES } from '../domain/payment-state';
+import { PaymentMetrics } from '../payment.metrics';
+import { PspCharge, PspClient } from '../psp/psp.client';
+import { ChargePaymentHandler } from '../commands/charge-payment/charge-payment.handler';
 
 /**
- * ReconcilePayments: asks the PSP about every attempt stuck in pending/unknown past the threshold (by our
- * reference) and moves it; an attempt the PSP has never heard of is charged again with the same key. The
- * orphan sweep walks the PSP's charges of a time window and flags (and by policy refunds) every captured
- * charge that has no succeeded payment of ours.
+ * ReconcilePayments: settles attempts stuck in pending/unknown with the PSP and sweeps for orphan charges
+ * (docs/design/payment.md).
  */
 @Injectable()
-export class ReconcilePaymentsHandler implements OnApplicationBootstrap, OnApplicationShutdown {
+export class ReconcilePaymentsJob implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly tasks: PeriodicTask[];
 
   constructor(
@@ -57,7 +55,9 @@ export class ReconcilePaymentsHandler implements OnApplicationBootstrap, OnAppli
     await Promise.all(this.tasks.map((task) => task.stop()));
   }
 
-  /** One reconciliation round (never two at once: its periodic task); returns how many attempts it looked at. */
+  /**
+   * One reconciliation round (never two at once: its periodic task); returns how many attempts it looked at.
+   */
   private async reconcile(): Promise<number> {
     try {
       await this.refreshGauges();
@@ -153,10 +153,8 @@ export class ReconcilePaymentsHandler implements OnApplicationBootstrap, OnAppli
   }
 
   /**
-   * The captured charges that no payment of ours accounts for, in one query for the whole window: a charge is
-   * ours if a payment of ours succeeded (or was refunded) with exactly that charge, if it is already being
-   * refunded or was recorded as an orphan, or if the payment it names is still open (reconciliation will settle
-   * it with this very charge).
+   * The captured charges of the window that no payment of ours accounts for, in one query
+   * (docs/design/payment.md).
    */
   private async orphansAmong(tenantId: string, charges: PspCharge[]): Promise<PspCharge[]> {
     if (charges.length === 0) return [];
