@@ -13,7 +13,7 @@ import { percentile, report } from '../report';
 /**
  * Hot-row reservation throughput on one SKU, every variant as a ratio to raw pgbench (the single-row
  * conditional UPDATE, same PostgreSQL, same run):
- * - the service path: the batched order.created consumer's apply (inbox rows + ReserveStockBatch + one outbox
+ * - the service path: the batched order.created consumer's apply (inbox rows + ReserveStockHandler + one outbox
  *   event per order, one transaction per chunk), fed like Kafka feeds it: 3 partitions, each worker taking up
  *   to BATCH pending events at a time. Kafka's own fetch latency is not included.
  * - the previous service path: one order per transaction (inbox row + ReserveStock), 3 partitions;
@@ -32,11 +32,11 @@ interface ReserveInput {
   cause?: SagaEvent;
 }
 const commands = require(join(REPO, 'apps/inventory/dist/src/reservation/commands')) as {
-  ReserveStockBatch: new (
+  ReserveStockHandler: new (
     outbox: OutboxWriter,
-    o: { ttlSeconds: number },
+    o: { INVENTORY_RESERVATION_TTL_SECONDS: number },
   ) => { execute(tx: EntityManager, inputs: ReserveInput[]): Promise<{ outcome: string }[]> };
-  SetStock: new (outbox: OutboxWriter) => {
+  SetStockHandler: new (outbox: OutboxWriter) => {
     execute(tx: EntityManager, input: { tenantId: string; sku: string; available: number }): Promise<unknown>;
   };
 };
@@ -176,7 +176,7 @@ async function main(): Promise<void> {
     if (!/administrator command/.test(error.message)) throw error;
   });
   const outbox = new OutboxWriter('inventory');
-  const batch = new commands.ReserveStockBatch(outbox, { ttlSeconds: 600 });
+  const batch = new commands.ReserveStockHandler(outbox, { INVENTORY_RESERVATION_TTL_SECONDS: 600 });
   // ReserveStock of one order: a batch of one.
   const reserve = {
     execute: async (tx: EntityManager, input: ReserveInput) => (await batch.execute(tx, [input]))[0],
@@ -192,7 +192,7 @@ async function main(): Promise<void> {
     admission: { tenants, codePrefix: 'INVENTORY' },
     batchSize: BATCH,
   }).addConsumer(
-    new ReservationConsumer(new commands.ReserveStockBatch(outbox, { ttlSeconds: 600 }), {}, {}, {}),
+    new ReservationConsumer(new commands.ReserveStockHandler(outbox, { INVENTORY_RESERVATION_TTL_SECONDS: 600 }), {}, {}, {}),
   );
   const consumer = { apply: (events: SagaEvent[]) => transport.apply('order.created', events) };
   // The previous service path: the per-event runtime's inbox transaction around ReserveStock, one event per transaction.
@@ -209,7 +209,7 @@ async function main(): Promise<void> {
     }
   };
   const setStock = async (sku: string, available: number) =>
-    ds.transaction((tx) => new commands.SetStock(outbox).execute(tx, { tenantId: TENANT, sku, available }));
+    ds.transaction((tx) => new commands.SetStockHandler(outbox).execute(tx, { tenantId: TENANT, sku, available }));
   const stockOf = async (sku: string) =>
     (
       await pool.query('SELECT available, reserved FROM stock WHERE tenant_id = $1 AND sku = $2', [
@@ -237,7 +237,7 @@ async function main(): Promise<void> {
   }
   const variants: Variant[] = [
     {
-      name: `service path: batched order.created consumer (inbox + ReserveStockBatch + outbox), ${PARTITIONS} partitions, batch <= ${BATCH}, ${CLIENTS} in flight`,
+      name: `service path: batched order.created consumer (inbox + ReserveStockHandler + outbox), ${PARTITIONS} partitions, batch <= ${BATCH}, ${CLIENTS} in flight`,
       clients: CLIENTS,
       make: () => partitionedFeed((e) => consumer.apply(e), BATCH).attempt,
       countFromDb: true,

@@ -21,7 +21,7 @@ export class AppModule {
             batchSize: config.INVENTORY_RESERVE_BATCH_SIZE,
           },
         }),
-        ReservationModule.register(config),
+        ReservationModule,
       ],
     };
   }

@@ -1,6 +1,6 @@
 import { describe, it } from '@jest/globals';
 import assert from 'node:assert/strict';
-import { RepairDrift } from '../src/reservation/commands';
+import { RepairDriftHandler } from '../src/reservation/commands';
 import { eventsOf, expire, givenStock, inTx, order, stockOf, uniqueSku } from './support';
 import { inventorySpec } from './inventory-spec';
 
@@ -90,7 +90,7 @@ describe('a restock fills the open backorders of its SKU, oldest first', () => {
       'a filled backorder is never filled twice',
     );
 
-    const drift = await new RepairDrift().execute(spec.ds, { tenantId, skus: [sku], dryRun: true });
+    const drift = await new RepairDriftHandler().execute(spec.ds, { tenantId, skus: [sku], dryRun: true });
     assert.deepEqual(drift, [], 'the reservation ledger agrees with sold: the drift job leaves it alone');
   });
 

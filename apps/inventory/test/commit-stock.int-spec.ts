@@ -4,7 +4,7 @@ import { eventsOf, givenStock, inTx, order, reservationsOf, stockOf, uniqueSku }
 import { sagaEvent } from '@checkout/testing';
 import { contextOf, inventorySpec } from './inventory-spec';
 
-describe('CommitStock on payment.succeeded, and the after-expiry policy', () => {
+describe('CommitStockHandler on payment.succeeded, and the after-expiry policy', () => {
   const spec = inventorySpec(20);
   const { tenantId, release, expireJob, returnSold, reserved, pay, expiredAndReleased, lastEvent } = spec;
 

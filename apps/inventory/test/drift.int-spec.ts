@@ -1,13 +1,13 @@
 import { describe, it } from '@jest/globals';
 import assert from 'node:assert/strict';
-import { RepairDrift } from '../src/reservation/commands';
+import { RepairDriftHandler } from '../src/reservation/commands';
 import { givenStock, inTx, order, stockOf, uniqueSku } from './support';
 import { inventorySpec } from './inventory-spec';
 
-describe('RepairDrift: counters checked against the reservation and restock ledgers', () => {
+describe('RepairDriftHandler: counters checked against the reservation and restock ledgers', () => {
   const spec = inventorySpec(10);
   const { tenantId, reserve, commit } = spec;
-  const repair = new RepairDrift();
+  const repair = new RepairDriftHandler();
 
   /** A SKU restocked to 10 with 3 units held and 2 sold. */
   const busySku = async (name: string) => {

@@ -7,7 +7,7 @@ import { StockGate } from '@checkout/stock-gate';
 import { loadStackConfig } from '@checkout/testing';
 import { InventoryConfig } from '../src/config/inventory.config';
 import { GateResyncJob } from '../src/reservation/jobs/gate-resync.job';
-import { InventoryMetrics } from '../src/reservation/jobs/inventory.metrics';
+import { ReservationMetrics } from '../src/reservation/reservation.metrics';
 import { TEST_TENANT, expire, givenStock, inTx, order, uniqueSku } from './support';
 import { inventorySpec, testTenants } from './inventory-spec';
 
@@ -25,7 +25,7 @@ describe('GateResyncJob: the gate counters of gated SKUs are reset from the inve
   const redisUrl = loadStackConfig().redis.url;
   const job = (config: Partial<InventoryConfig>, registry = new Registry()) => {
     const log = recordingLogger();
-    const metrics = new InventoryMetrics(registry, spec.ds, testTenants);
+    const metrics = new ReservationMetrics(registry, spec.ds, testTenants);
     const j = new GateResyncJob(
       { INVENTORY_GATE_RESYNC_INTERVAL_MS: 0, ...config } as InventoryConfig,
       spec.ds,

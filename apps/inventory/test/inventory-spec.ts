@@ -5,14 +5,14 @@ import { InboxContext, InboxTransport, consoleLogger } from '@checkout/messaging
 import { TenantRegistry, hashApiKey } from '@checkout/service-kit';
 import { serviceDataSource } from '@checkout/testing';
 import {
-  CommitStock,
-  ExpireReservations,
-  ReleaseStock,
-  ReserveStockBatch,
+  CommitStockHandler,
+  ExpireReservationsHandler,
+  ReleaseStockHandler,
+  ReserveStockHandler,
   ReserveStockInput,
   ReserveStockResult,
-  ReturnSoldStock,
-  SetStock,
+  ReturnSoldStockHandler,
+  SetStockHandler,
 } from '../src/reservation/commands';
 import { ReservationConsumer } from '../src/reservation/consumers/reservation.consumer';
 import { TEST_TENANT, eventsOf, expire, inTx, order, outbox } from './support';
@@ -68,17 +68,17 @@ export function inventorySpec(poolSize = 10) {
       return dataSource;
     },
     tenantId,
-    reserveBatch: new ReserveStockBatch(outbox, { ttlSeconds: 600 }),
-    /** One order through ReserveStockBatch (a batch of one), all lines or none. */
+    reserveBatch: new ReserveStockHandler(outbox, { INVENTORY_RESERVATION_TTL_SECONDS: 600 }),
+    /** One order through ReserveStockHandler (a batch of one), all lines or none. */
     reserve: {
       execute: async (tx: EntityManager, input: ReserveStockInput): Promise<ReserveStockResult> =>
         (await spec.reserveBatch.execute(tx, [input]))[0],
     },
-    commit: new CommitStock(outbox),
-    release: new ReleaseStock(outbox),
-    expireJob: new ExpireReservations(outbox),
-    returnSold: new ReturnSoldStock(),
-    setStock: new SetStock(outbox),
+    commit: new CommitStockHandler(outbox),
+    release: new ReleaseStockHandler(outbox),
+    expireJob: new ExpireReservationsHandler(outbox),
+    returnSold: new ReturnSoldStockHandler(),
+    setStock: new SetStockHandler(outbox),
     /** The consumer class as the service builds it. */
     get consumer(): ReservationConsumer {
       return new ReservationConsumer(spec.reserveBatch, spec.release, spec.commit, spec.returnSold);

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { eventsOf, expire, givenStock, inTx, order, reservationsOf, stockOf, uniqueSku } from './support';
 import { inventorySpec } from './inventory-spec';
 
-describe('ReleaseStock and ExpireReservations', () => {
+describe('ReleaseStockHandler and ExpireReservationsHandler', () => {
   const spec = inventorySpec(20);
   const { tenantId, commit, release, expireJob, reserved } = spec;
 

@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { Registry } from 'prom-client';
 import { loadStackConfig } from '@checkout/testing';
-import { ReservationOutcomes } from '../src/reservation/metrics/reservation-outcomes';
+import { ReservationMetrics } from '../src/reservation/reservation.metrics';
 import { expire, givenStock, inTx, order, uniqueSku } from './support';
-import { inventorySpec } from './inventory-spec';
+import { inventorySpec, testTenants } from './inventory-spec';
 
 describe('inventory_reservation_outcomes_total counts each outcome once its transaction commits', () => {
   const spec = inventorySpec(5);
@@ -23,7 +23,7 @@ describe('inventory_reservation_outcomes_total counts each outcome once its tran
 
   beforeAll(async () => {
     registry = new Registry();
-    new ReservationOutcomes(registry).attach(spec.ds);
+    new ReservationMetrics(registry, spec.ds, testTenants);
   });
   afterAll(async () => {});
 

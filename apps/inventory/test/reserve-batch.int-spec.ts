@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { InboxTransport, NonRetryableError } from '@checkout/messaging';
-import { ReserveStockBatch } from '../src/reservation/commands';
+import { ReserveStockHandler } from '../src/reservation/commands';
 import {
   TEST_TENANT,
   eventsOf,
@@ -21,9 +21,9 @@ import { inventorySpec, inventoryTransport } from './inventory-spec';
 const chunks = <T>(xs: T[], n: number): T[][] =>
   Array.from({ length: Math.ceil(xs.length / n) }, (_, i) => xs.slice(i * n, i * n + n));
 
-describe('ReserveStockBatch and the batched order.created consumer (group commit)', () => {
+describe('ReserveStockHandler and the batched order.created consumer (group commit)', () => {
   const spec = inventorySpec(20);
-  const batch = new ReserveStockBatch(outbox, { ttlSeconds: 600 });
+  const batch = new ReserveStockHandler(outbox, { INVENTORY_RESERVATION_TTL_SECONDS: 600 });
   let transport: InboxTransport;
   const consumer = {
     apply: (events: ReturnType<typeof orderCreatedEvent>[]) => transport.apply('order.created', events),

@@ -6,11 +6,11 @@ import { TenantRegistry, hashApiKey } from '@checkout/service-kit';
 import { goldenEvent, goldenFixture, sagaHarness } from '@checkout/testing';
 import { MIGRATIONS } from '../src/migrations';
 import {
-  CommitStock,
-  ReleaseStock,
-  ReserveStockBatch,
-  ReturnSoldStock,
-  SetStock,
+  CommitStockHandler,
+  ReleaseStockHandler,
+  ReserveStockHandler,
+  ReturnSoldStockHandler,
+  SetStockHandler,
 } from '../src/reservation/commands';
 import { ReservationConsumer } from '../src/reservation/consumers/reservation.consumer';
 import { reservationsOf, stockOf } from './support';
@@ -23,7 +23,7 @@ const outbox = new OutboxWriter('inventory');
 const givenStock =
   (available: number, allowBackorder = false) =>
   (ds: DataSource) =>
-    ds.transaction((tx) => new SetStock(outbox).execute(tx, { tenantId, sku, available, allowBackorder }));
+    ds.transaction((tx) => new SetStockHandler(outbox).execute(tx, { tenantId, sku, available, allowBackorder }));
 
 /** The reservation ran out (the expiry job released it) and another order bought the unit it gave back. */
 const expiredAndSoldElsewhere = (ds: DataSource) =>
@@ -51,10 +51,10 @@ describe('inventory saga reactions: given events, expect the golden events (Rese
         },
       }).addConsumer(
         new ReservationConsumer(
-          new ReserveStockBatch(outbox, { ttlSeconds: 600 }),
-          new ReleaseStock(outbox),
-          new CommitStock(outbox),
-          new ReturnSoldStock(),
+          new ReserveStockHandler(outbox, { INVENTORY_RESERVATION_TTL_SECONDS: 600 }),
+          new ReleaseStockHandler(outbox),
+          new CommitStockHandler(outbox),
+          new ReturnSoldStockHandler(),
         ),
       ),
   });

@@ -3,7 +3,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { OrderCreatedV1, SagaEvent } from '@checkout/contracts';
 import { OutboxWriter } from '@checkout/messaging';
 import { orderCreatedPayload, sagaEvent } from '@checkout/testing';
-import { SetStock } from '../src/reservation/commands';
+import { SetStockHandler } from '../src/reservation/commands';
 
 /**
  * Tenant of the specs that call commands directly: not in the services' registry, so the running
@@ -47,7 +47,7 @@ export async function givenStock(
   }: { tenantId?: string; allowBackorder?: boolean; reservationTtlSeconds?: number } = {},
 ): Promise<void> {
   await inTx(ds, (tx) =>
-    new SetStock(outbox).execute(tx, { tenantId, sku, available, allowBackorder, reservationTtlSeconds }),
+    new SetStockHandler(outbox).execute(tx, { tenantId, sku, available, allowBackorder, reservationTtlSeconds }),
   );
 }
 

@@ -3,7 +3,7 @@ import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
 import { SagaEvent } from '@checkout/contracts';
 import { InboxContext, InboxPatternExtras, lockSaga, lockSagas } from '@checkout/messaging';
 import { sql } from '../database/sql';
-import { CommitStock, ReleaseStock, ReserveStockBatch, ReturnSoldStock } from '../commands';
+import { CommitStockHandler, ReleaseStockHandler, ReserveStockHandler, ReturnSoldStockHandler } from '../commands';
 import { InventoryError } from '../domain';
 
 /** order.created in chunks (group commit) in a consumer group of its own, `inventory-reservations`. */
@@ -17,14 +17,14 @@ const RESERVATIONS: InboxPatternExtras = { batch: true, group: 'reservations' };
 @Controller()
 export class ReservationConsumer {
   constructor(
-    private readonly reserve: ReserveStockBatch,
-    private readonly release: ReleaseStock,
-    private readonly commit: CommitStock,
-    private readonly returnSold: ReturnSoldStock,
+    private readonly reserve: ReserveStockHandler,
+    private readonly release: ReleaseStockHandler,
+    private readonly commit: CommitStockHandler,
+    private readonly returnSold: ReturnSoldStockHandler,
   ) {}
 
   /**
-   * ReserveStockBatch: one inventory.reserved or .rejected per order, nothing for an order already cancelled.
+   * ReserveStockHandler: one inventory.reserved or .rejected per order, nothing for an order already cancelled.
    * Every order of the chunk is locked first, in lockSagas' stable order, so its order.cancelled (another
    * consumer group) waits for this or is seen by it.
    */
@@ -44,7 +44,7 @@ export class ReservationConsumer {
   }
 
   /**
-   * ReleaseStock (held lines back, inventory.released with reason order_cancelled) and ReturnSoldStock: a
+   * ReleaseStockHandler (held lines back, inventory.released with reason order_cancelled) and ReturnSoldStockHandler: a
    * cancelled order keeps no goods. Lines are committed when inventory saw payment.succeeded before the cancel
    * (the two arrive on different topics); the payment service refunds that charge. Under the order's lock, the
    * cancellation is recorded first, so an order.created applied later reserves nothing.
@@ -66,7 +66,7 @@ export class ReservationConsumer {
     await this.returnSold.execute(tx, { tenantId, orderId });
   }
 
-  /** ReleaseStock (inventory.released, reason payment_failed). */
+  /** ReleaseStockHandler (inventory.released, reason payment_failed). */
   @EventPattern('payment.failed')
   async paymentFailed(
     @Payload() event: SagaEvent<'payment.failed'>,
@@ -82,7 +82,7 @@ export class ReservationConsumer {
     });
   }
 
-  /** CommitStock (committed, backordered or unavailable-after-payment). */
+  /** CommitStockHandler (committed, backordered or unavailable-after-payment). */
   @EventPattern('payment.succeeded')
   async paymentSucceeded(
     @Payload() event: SagaEvent<'payment.succeeded'>,
@@ -102,7 +102,7 @@ export class ReservationConsumer {
       );
   }
 
-  /** ReturnSoldStock: sold units back to available, once. */
+  /** ReturnSoldStockHandler: sold units back to available, once. */
   @EventPattern('fulfillment.shipment-failed')
   async shipmentFailed(
     @Payload() event: SagaEvent<'fulfillment.shipment-failed'>,

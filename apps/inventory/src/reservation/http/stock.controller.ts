@@ -2,7 +2,7 @@ import { Body, Controller, Get, HttpCode, Param, Put, UseGuards } from '@nestjs/
 import { DataSource } from 'typeorm';
 import { SetStockRequest, Sku, StockSetView, StockView } from '@checkout/contracts';
 import { CurrentTenant, Tenant, TenantGuard, validate } from '@checkout/service-kit';
-import { SetStock } from '../commands';
+import { SetStockHandler } from '../commands';
 import { NoStock, visibleStock } from '../domain';
 
 /** The inventory HTTP API (docs/api.md, docs/openapi/inventory.json), scoped to the caller's tenant. */
@@ -11,7 +11,7 @@ import { NoStock, visibleStock } from '../domain';
 export class StockController {
   constructor(
     private readonly dataSource: DataSource,
-    private readonly setStock: SetStock,
+    private readonly setStock: SetStockHandler,
   ) {}
 
   /** Sets the on-hand available units (the difference is recorded as a restock) and the backorder flag. */

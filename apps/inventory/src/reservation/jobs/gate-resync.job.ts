@@ -2,12 +2,11 @@ import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap }
 import Redis from 'ioredis';
 import { PinoLogger } from 'nestjs-pino';
 import { DataSource } from 'typeorm';
-import { PeriodicTask, TenantRegistry } from '@checkout/service-kit';
+import { PeriodicTask, SERVICE_CONFIG, TenantRegistry } from '@checkout/service-kit';
 import { FAIL_FAST_REDIS, GateResyncReport, StockGate, redisAuthOf, resyncGates } from '@checkout/stock-gate';
 import { InventoryConfig } from '../../config/inventory.config';
 import { sellableUnits } from '../database/stock.repository';
-import { INVENTORY_CONFIG } from '../inventory.tokens';
-import { InventoryMetrics } from './inventory.metrics';
+import { ReservationMetrics } from '../reservation.metrics';
 
 /** What one run of the gate re-sync did. */
 export type GateResyncRun = GateResyncReport | { outcome: 'Skipped'; reason: string };
@@ -27,10 +26,10 @@ export class GateResyncJob implements OnApplicationBootstrap, BeforeApplicationS
   private readonly lastSeen = new Map<string, string>();
 
   constructor(
-    @Inject(INVENTORY_CONFIG) private readonly config: InventoryConfig,
+    @Inject(SERVICE_CONFIG) private readonly config: InventoryConfig,
     private readonly dataSource: DataSource,
     private readonly tenants: TenantRegistry,
-    private readonly metrics: InventoryMetrics,
+    private readonly metrics: ReservationMetrics,
     private readonly logger: PinoLogger,
   ) {
     logger.setContext('GateResyncJob');

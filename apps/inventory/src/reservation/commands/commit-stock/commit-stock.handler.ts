@@ -1,19 +1,21 @@
+import { Inject, Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { SagaEvent } from '@checkout/contracts';
 import { OutboxWriter } from '@checkout/messaging';
+import { OUTBOX_WRITER } from '@checkout/service-kit';
 import { Line, PaymentDecision, SettledLine, decidePayment } from '../../domain';
 import { reservedToSold, stockFlags, takeIntoSold } from '../../database/stock.repository';
 import { sql, withSavepoint } from '../../database/sql';
-import { recordOutcome } from '../../metrics/reservation-outcomes';
+import { recordOutcome } from '../../reservation.metrics';
 
-/** Input of CommitStock: the order whose payment succeeded. */
+/** Input of CommitStockHandler: the order whose payment succeeded. */
 export interface CommitStockInput {
   tenantId: string;
   orderId: string;
   cause?: SagaEvent;
 }
 
-/** What CommitStock did. */
+/** What CommitStockHandler did. */
 export type CommitStockResult =
   | PaymentDecision
   | { kind: 'duplicate' }
@@ -29,14 +31,15 @@ interface ReservationLine {
 }
 
 /**
- * CommitStock on payment.succeeded: held lines move from reserved to sold. Lines the TTL already released
+ * CommitStockHandler on payment.succeeded: held lines move from reserved to sold. Lines the TTL already released
  * follow the seed's policy: re-reserve with a conditional update, else backorder when the SKU allows it,
  * else nothing is sold and inventory.unavailable-after-payment tells the saga to refund. The decision is
  * recorded on the reservation rows, so a duplicate payment.succeeded changes nothing. A payment for an order
  * released because it was cancelled or its payment failed sells nothing (`order_closed`).
  */
-export class CommitStock {
-  constructor(private readonly outbox: OutboxWriter) {}
+@Injectable()
+export class CommitStockHandler {
+  constructor(@Inject(OUTBOX_WRITER) private readonly outbox: OutboxWriter) {}
 
   async execute(
     tx: EntityManager,

@@ -1,9 +1,11 @@
+import { Inject, Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { OutboxWriter } from '@checkout/messaging';
+import { OUTBOX_WRITER } from '@checkout/service-kit';
 import { ReleasedRow, releaseHeld } from '../../database/stock.repository';
 import { publishReleased } from '../release-stock/release-stock.handler';
 
-/** Input of ExpireReservations: one tenant, optionally a few SKUs, at most `limit` rows per run. */
+/** Input of ExpireReservationsHandler: one tenant, optionally a few SKUs, at most `limit` rows per run. */
 export interface ExpireReservationsInput {
   tenantId: string;
   skus?: string[];
@@ -11,12 +13,13 @@ export interface ExpireReservationsInput {
 }
 
 /**
- * ExpireReservations: releases held reservations past their TTL with the one-statement CTE and writes
+ * ExpireReservationsHandler: releases held reservations past their TTL with the one-statement CTE and writes
  * inventory.released (reason expired) in the same transaction. Two instances at once, or a retry, never
  * return stock twice: rows another run holds are skipped, rows already released no longer match.
  */
-export class ExpireReservations {
-  constructor(private readonly outbox: OutboxWriter) {}
+@Injectable()
+export class ExpireReservationsHandler {
+  constructor(@Inject(OUTBOX_WRITER) private readonly outbox: OutboxWriter) {}
 
   async execute(
     tx: EntityManager,

@@ -1,18 +1,20 @@
+import { Inject, Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { SagaEvent } from '@checkout/contracts';
 import { OutboxWriter } from '@checkout/messaging';
+import { OUTBOX_WRITER } from '@checkout/service-kit';
 import { Line, compareSku } from '../../domain';
 import { sql } from '../../database/sql';
-import { recordOutcome } from '../../metrics/reservation-outcomes';
+import { recordOutcome } from '../../reservation.metrics';
 
-/** Input of FillBackorders: the SKU whose available units just went up. */
+/** Input of FillBackordersHandler: the SKU whose available units just went up. */
 export interface FillBackordersInput {
   tenantId: string;
   sku: string;
   cause?: SagaEvent;
 }
 
-/** What FillBackorders did. */
+/** What FillBackordersHandler did. */
 export interface FillBackordersResult {
   /** Backorder lines of this SKU filled, oldest first. */
   filled: { orderId: string; quantity: number }[];
@@ -58,12 +60,13 @@ const FILL = `
     FROM filled f ORDER BY f.created_at, f.order_id`;
 
 /**
- * FillBackorders, run by a restock: units owed to paid orders (backorders) are served before anyone else
+ * FillBackordersHandler, run by a restock: units owed to paid orders (backorders) are served before anyone else
  * can reserve them, oldest first. An order with nothing left owed gets inventory.committed (its backordered
  * lines are now sold, reReserved: the stock was taken after payment). Idempotent: only open backorders move.
  */
-export class FillBackorders {
-  constructor(private readonly outbox: OutboxWriter) {}
+@Injectable()
+export class FillBackordersHandler {
+  constructor(@Inject(OUTBOX_WRITER) private readonly outbox: OutboxWriter) {}
 
   async execute(
     tx: EntityManager,

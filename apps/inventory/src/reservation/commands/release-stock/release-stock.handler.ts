@@ -1,11 +1,13 @@
+import { Inject, Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { SagaEvent } from '@checkout/contracts';
 import { OutboxWriter } from '@checkout/messaging';
+import { OUTBOX_WRITER } from '@checkout/service-kit';
 import { Line, compareSku } from '../../domain';
 import { ReleaseReason, ReleasedRow, releaseHeld } from '../../database/stock.repository';
-import { recordOutcome } from '../../metrics/reservation-outcomes';
+import { recordOutcome } from '../../reservation.metrics';
 
-/** Input of ReleaseStock: one order's held reservations and why they go back. */
+/** Input of ReleaseStockHandler: one order's held reservations and why they go back. */
 export interface ReleaseStockInput {
   tenantId: string;
   orderId: string;
@@ -40,11 +42,12 @@ export async function publishReleased(
 }
 
 /**
- * ReleaseStock, the compensation of ReserveStock: an order's held reservations go back to available
+ * ReleaseStockHandler, the compensation of ReserveStock: an order's held reservations go back to available
  * (payment failed, order cancelled). Idempotent: only held rows move; nothing held, nothing happens.
  */
-export class ReleaseStock {
-  constructor(private readonly outbox: OutboxWriter) {}
+@Injectable()
+export class ReleaseStockHandler {
+  constructor(@Inject(OUTBOX_WRITER) private readonly outbox: OutboxWriter) {}
 
   async execute(tx: EntityManager, { tenantId, orderId, reason, cause }: ReleaseStockInput): Promise<Line[]> {
     const rows = await releaseHeld(tx, { tenantId, orderId, reason, onlyExpired: false, skipLocked: false });

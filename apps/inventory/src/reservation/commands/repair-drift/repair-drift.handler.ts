@@ -1,8 +1,9 @@
+import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { DriftKind, LedgerTotals, StockCounters, driftOf, expectedCounters, repairable } from '../../domain';
 import { sql } from '../../database/sql';
 
-/** Input of RepairDrift: one tenant, optionally some SKUs; `dryRun` reports without repairing. */
+/** Input of RepairDriftHandler: one tenant, optionally some SKUs; `dryRun` reports without repairing. */
 export interface RepairDriftInput {
   tenantId: string;
   skus?: string[];
@@ -28,13 +29,14 @@ interface LedgerRow extends StockCounters {
 }
 
 /**
- * RepairDrift: recomputes every counter of a SKU from its ledgers (reserved = held reservations, sold =
+ * RepairDriftHandler: recomputes every counter of a SKU from its ledgers (reserved = held reservations, sold =
  * committed and not returned, restocked = restock deltas, available = restocked - reserved - sold),
  * reports each difference and rewrites the counters from the ledgers. It reads one REPEATABLE READ
  * snapshot, so a reservation committing meanwhile is never mistaken for drift: its row write fails with a
  * serialization error and the next run looks again.
  */
-export class RepairDrift {
+@Injectable()
+export class RepairDriftHandler {
   async execute(ds: DataSource, { tenantId, skus, dryRun = false }: RepairDriftInput): Promise<Drift[]> {
     return ds.transaction('REPEATABLE READ', async (tx) => {
       const { rows } = await sql<LedgerRow>(

@@ -1,11 +1,14 @@
+import { Inject, Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { EventType, OrderCreatedV1, SagaEvent } from '@checkout/contracts';
 import { NewEvent, OutboxWriter } from '@checkout/messaging';
+import { OUTBOX_WRITER, SERVICE_CONFIG } from '@checkout/service-kit';
+import { InventoryConfig } from '../../../config/inventory.config';
 import { Line, normalizeLines } from '../../domain';
 import { releaseHeld, stockFlags } from '../../database/stock.repository';
 import { BatchDecision, BatchOrder, holdOrders } from '../../database/reserve-batch.repository';
 import { sql } from '../../database/sql';
-import { recordOutcome } from '../../metrics/reservation-outcomes';
+import { recordOutcome } from '../../reservation.metrics';
 import { publishReleased } from '../release-stock/release-stock.handler';
 
 /** Input of ReserveStock: the accepted order of one tenant. */
@@ -24,24 +27,25 @@ export type ReserveStockResult =
   /** inventory saw the order cancelled first: nothing is held and nothing published. */
   | { outcome: 'cancelled' };
 
-/** Settings of ReserveStock. */
-export interface ReserveStockOptions {
-  /** How long a reservation holds stock before the expiry job may release it, unless its SKU says otherwise. */
-  ttlSeconds: number;
-}
+/**
+ * Settings of ReserveStock: INVENTORY_RESERVATION_TTL_SECONDS, how long a reservation holds stock before the
+ * expiry job may release it, unless its SKU says otherwise.
+ */
+export type ReserveStockConfig = Pick<InventoryConfig, 'INVENTORY_RESERVATION_TTL_SECONDS'>;
 
 /**
- * ReserveStockBatch: reserves many orders in the caller's one transaction (group commit), each order all
+ * ReserveStockHandler: reserves many orders in the caller's one transaction (group commit), each order all
  * lines or none, and writes each order's inventory.reserved or inventory.rejected to the outbox in that same
  * transaction. Per tenant, one statement locks the batch's stock rows in SKU order and takes what fits
  * (see holdOrders); unknown SKUs reject with unknown_sku; an order already reserved (or twice in the batch)
  * is a duplicate and an order inventory saw cancelled is skipped: neither changes anything. Results are in
  * input order.
  */
-export class ReserveStockBatch {
+@Injectable()
+export class ReserveStockHandler {
   constructor(
-    private readonly outbox: OutboxWriter,
-    private readonly options: ReserveStockOptions,
+    @Inject(OUTBOX_WRITER) private readonly outbox: OutboxWriter,
+    @Inject(SERVICE_CONFIG) private readonly config: ReserveStockConfig,
   ) {}
 
   async execute(tx: EntityManager, inputs: readonly ReserveStockInput[]): Promise<ReserveStockResult[]> {
@@ -114,7 +118,7 @@ export class ReserveStockBatch {
     const toBatch = (ps: typeof inputs): BatchOrder[] =>
       ps.map((p) => ({ orderId: p.order.orderId, lines: p.lines }));
     const decisions = new Map<string, BatchDecision>();
-    const first = await holdOrders(tx, tenantId, toBatch(candidates), this.options.ttlSeconds);
+    const first = await holdOrders(tx, tenantId, toBatch(candidates), this.config.INVENTORY_RESERVATION_TTL_SECONDS);
     first.forEach((d) => decisions.set(d.orderId, d));
     const short = candidates.filter((p) => !decisions.get(p.order.orderId)!.held);
     if (short.length > 0) {
@@ -128,7 +132,7 @@ export class ReserveStockBatch {
       });
       if (released.length > 0) {
         await publishReleased(this.outbox, tx, released, 'expired');
-        const second = await holdOrders(tx, tenantId, toBatch(short), this.options.ttlSeconds);
+        const second = await holdOrders(tx, tenantId, toBatch(short), this.config.INVENTORY_RESERVATION_TTL_SECONDS);
         second.forEach((d) => decisions.set(d.orderId, d));
       }
     }

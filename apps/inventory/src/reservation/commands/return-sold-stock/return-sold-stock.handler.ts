@@ -1,20 +1,22 @@
+import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { Line } from '../../domain';
 import { soldToAvailable } from '../../database/stock.repository';
 import { sql } from '../../database/sql';
 
-/** Input of ReturnSoldStock: the order whose shipment failed. */
+/** Input of ReturnSoldStockHandler: the order whose shipment failed. */
 export interface ReturnSoldStockInput {
   tenantId: string;
   orderId: string;
 }
 
 /**
- * ReturnSoldStock, the compensation of CommitStock when the shipment fails: the order's sold units go back
+ * ReturnSoldStockHandler, the compensation of CommitStockHandler when the shipment fails: the order's sold units go back
  * to available and its open backorders are cancelled. Idempotent: each committed line is returned once
  * (returned_at), a second call finds nothing.
  */
-export class ReturnSoldStock {
+@Injectable()
+export class ReturnSoldStockHandler {
   async execute(tx: EntityManager, { tenantId, orderId }: ReturnSoldStockInput): Promise<Line[]> {
     const { rows } = await sql<{ sku: string; qty: number }>(
       tx,

@@ -1,9 +1,11 @@
+import { Inject, Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { OutboxWriter } from '@checkout/messaging';
+import { OUTBOX_WRITER } from '@checkout/service-kit';
 import { StockRow, setAvailable, stockRow } from '../../database/stock.repository';
-import { FillBackorders, FillBackordersResult } from '../fill-backorders/fill-backorders.handler';
+import { FillBackordersHandler, FillBackordersResult } from '../fill-backorders/fill-backorders.handler';
 
-/** Input of SetStock: the admin's count of sellable units on hand. */
+/** Input of SetStockHandler: the admin's count of sellable units on hand. */
 export interface SetStockInput {
   tenantId: string;
   sku: string;
@@ -15,20 +17,21 @@ export interface SetStockInput {
   reservationTtlSeconds?: number | null;
 }
 
-/** What SetStock did: the counters after it (backorders filled included) and the restock delta. */
+/** What SetStockHandler did: the counters after it (backorders filled included) and the restock delta. */
 export type SetStockResult = StockRow & { delta: number; backorders: FillBackordersResult };
 
 /**
- * SetStock (PUT /v1/admin/stock/{sku}): sets available to the counted on-hand units and records the
+ * SetStockHandler (PUT /v1/admin/stock/{sku}): sets available to the counted on-hand units and records the
  * difference to the previous value as a restock (negative for shrinkage), so that
  * initial + restocks = available + reserved + sold keeps holding. Reserved and sold are never touched,
- * except that a restock (delta > 0) first fills the SKU's open backorders, oldest first (FillBackorders).
+ * except that a restock (delta > 0) first fills the SKU's open backorders, oldest first (FillBackordersHandler).
  */
-export class SetStock {
-  private readonly fill: FillBackorders;
+@Injectable()
+export class SetStockHandler {
+  private readonly fill: FillBackordersHandler;
 
-  constructor(outbox: OutboxWriter) {
-    this.fill = new FillBackorders(outbox);
+  constructor(@Inject(OUTBOX_WRITER) outbox: OutboxWriter) {
+    this.fill = new FillBackordersHandler(outbox);
   }
 
   async execute(tx: EntityManager, input: SetStockInput): Promise<SetStockResult> {

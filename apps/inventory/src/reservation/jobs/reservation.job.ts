@@ -1,13 +1,12 @@
 import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { PinoLogger } from 'nestjs-pino';
 import { DataSource } from 'typeorm';
-import { TenantRegistry } from '@checkout/service-kit';
+import { SERVICE_CONFIG, TenantRegistry } from '@checkout/service-kit';
 import { InventoryConfig } from '../../config/inventory.config';
-import { ExpireReservations, RepairDrift } from '../commands';
+import { ExpireReservationsHandler, RepairDriftHandler } from '../commands';
 import { pgCode } from '../database/sql';
 import { anyReservationDue } from '../database/stock.repository';
-import { INVENTORY_CONFIG } from '../inventory.tokens';
-import { InventoryMetrics } from './inventory.metrics';
+import { ReservationMetrics } from '../reservation.metrics';
 
 /** Postgres says a concurrent writer got there first: the next run looks again. */
 const TRANSIENT = new Set(['40001', '40P01', '55P03']);
@@ -17,18 +16,18 @@ const TRANSIENT = new Set(['40001', '40P01', '55P03']);
  * drift. Each tenant is handled on its own; a run never overlaps the previous one of the same job.
  */
 @Injectable()
-export class ReservationJobs implements OnApplicationBootstrap, BeforeApplicationShutdown {
+export class ReservationJob implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private readonly running = new Set<Promise<unknown>>();
   private stopped = false;
 
   constructor(
-    @Inject(INVENTORY_CONFIG) private readonly config: InventoryConfig,
+    @Inject(SERVICE_CONFIG) private readonly config: InventoryConfig,
     private readonly dataSource: DataSource,
     private readonly tenants: TenantRegistry,
-    private readonly expire: ExpireReservations,
-    private readonly repair: RepairDrift,
-    private readonly metrics: InventoryMetrics,
+    private readonly expire: ExpireReservationsHandler,
+    private readonly repair: RepairDriftHandler,
+    private readonly metrics: ReservationMetrics,
     private readonly logger: PinoLogger,
   ) {
     logger.setContext('ReservationJobs');

@@ -4,11 +4,11 @@ import { DataSource } from 'typeorm';
 import { PinoLogger } from 'nestjs-pino';
 import { TenantRegistry, hashApiKey } from '@checkout/service-kit';
 import { InventoryConfig } from '../../config/inventory.config';
-import { ExpireReservations, RepairDrift } from '../commands';
-import { InventoryMetrics } from './inventory.metrics';
-import { ReservationJobs } from './reservation.jobs';
+import { ExpireReservationsHandler, RepairDriftHandler } from '../commands';
+import { ReservationMetrics } from '../reservation.metrics';
+import { ReservationJob } from './reservation.job';
 
-describe('ReservationJobs: one tenant failing does not stop the pass for the others', () => {
+describe('ReservationJob: one tenant failing does not stop the pass for the others', () => {
   it('expires and repairs every later tenant after one tenant throws, and logs that tenant', async () => {
     const tenants = new TenantRegistry(
       ['broken', 'next'].map((id) => ({ id, apiKeySha256: hashApiKey(id) })),
@@ -20,14 +20,14 @@ describe('ReservationJobs: one tenant failing does not stop the pass for the oth
         if (tenantId === 'broken') throw new Error('invalid input syntax for type uuid');
         return Promise.resolve([]);
       },
-    } as unknown as ExpireReservations;
+    } as unknown as ExpireReservationsHandler;
     const repair = {
       execute: (_ds: unknown, { tenantId }: { tenantId: string }) => {
         seen.push(`repair:${tenantId}`);
         if (tenantId === 'broken') throw new Error('deadlock detected');
         return Promise.resolve([]);
       },
-    } as unknown as RepairDrift;
+    } as unknown as RepairDriftHandler;
     const errors: Record<string, unknown>[] = [];
     const logger = {
       setContext: () => undefined,
@@ -35,7 +35,7 @@ describe('ReservationJobs: one tenant failing does not stop the pass for the oth
       warn: () => undefined,
       error: (obj: Record<string, unknown>) => errors.push(obj),
     } as unknown as PinoLogger;
-    const jobs = new ReservationJobs(
+    const jobs = new ReservationJob(
       { INVENTORY_EXPIRY_BATCH_SIZE: 100 } as InventoryConfig,
       {
         transaction: (fn: (tx: unknown) => unknown) => fn({}),
@@ -44,7 +44,7 @@ describe('ReservationJobs: one tenant failing does not stop the pass for the oth
       tenants,
       expire,
       repair,
-      { expired: { inc: () => undefined }, recordDrift: () => undefined } as unknown as InventoryMetrics,
+      { expired: { inc: () => undefined }, recordDrift: () => undefined } as unknown as ReservationMetrics,
       logger,
     );
     assert.equal(await jobs.expireAll(), 0);
@@ -60,12 +60,12 @@ describe('ReservationJobs: one tenant failing does not stop the pass for the oth
   });
 });
 
-describe('ReservationJobs: expiry at rest', () => {
+describe('ReservationJob: expiry at rest', () => {
   it('looks once and runs no tenant pass while no held reservation is due', async () => {
     const tenants = new TenantRegistry(['a', 'b'].map((id) => ({ id, apiKeySha256: hashApiKey(id) })));
     let passes = 0;
     const looks: string[] = [];
-    const jobs = new ReservationJobs(
+    const jobs = new ReservationJob(
       { INVENTORY_EXPIRY_BATCH_SIZE: 100 } as InventoryConfig,
       {
         transaction: () => {
@@ -78,9 +78,9 @@ describe('ReservationJobs: expiry at rest', () => {
         },
       } as unknown as DataSource,
       tenants,
-      { execute: () => Promise.resolve([]) } as unknown as ExpireReservations,
-      { execute: () => Promise.resolve([]) } as unknown as RepairDrift,
-      { expired: { inc: () => undefined } } as unknown as InventoryMetrics,
+      { execute: () => Promise.resolve([]) } as unknown as ExpireReservationsHandler,
+      { execute: () => Promise.resolve([]) } as unknown as RepairDriftHandler,
+      { expired: { inc: () => undefined } } as unknown as ReservationMetrics,
       { setContext: () => undefined } as unknown as PinoLogger,
     );
     assert.equal(await jobs.expireAll(), 0);
