@@ -192,7 +192,12 @@ async function main(): Promise<void> {
     admission: { tenants, codePrefix: 'INVENTORY' },
     batchSize: BATCH,
   }).addConsumer(
-    new ReservationConsumer(new commands.ReserveStockHandler(outbox, { INVENTORY_RESERVATION_TTL_SECONDS: 600 }), {}, {}, {}),
+    new ReservationConsumer(
+      new commands.ReserveStockHandler(outbox, { INVENTORY_RESERVATION_TTL_SECONDS: 600 }),
+      {},
+      {},
+      {},
+    ),
   );
   const consumer = { apply: (events: SagaEvent[]) => transport.apply('order.created', events) };
   // The previous service path: the per-event runtime's inbox transaction around ReserveStock, one event per transaction.
@@ -209,7 +214,9 @@ async function main(): Promise<void> {
     }
   };
   const setStock = async (sku: string, available: number) =>
-    ds.transaction((tx) => new commands.SetStockHandler(outbox).execute(tx, { tenantId: TENANT, sku, available }));
+    ds.transaction((tx) =>
+      new commands.SetStockHandler(outbox).execute(tx, { tenantId: TENANT, sku, available }),
+    );
   const stockOf = async (sku: string) =>
     (
       await pool.query('SELECT available, reserved FROM stock WHERE tenant_id = $1 AND sku = $2', [

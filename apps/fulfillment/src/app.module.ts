@@ -2,7 +2,8 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { ServiceKitModule } from '@checkout/service-kit';
 import { FulfillmentConfig } from './config/fulfillment.config';
 import { DATABASE } from './database';
-import { FulfillmentModule } from './fulfillment.module';
+import { NotificationsModule } from './notifications/notifications.module';
+import { ShippingModule } from './shipping/shipping.module';
 
 /** The fulfillment service. */
 @Module({})
@@ -18,7 +19,8 @@ export class AppModule {
           aggregateType: 'fulfillment',
           consumers: { codePrefix: 'FULFILLMENT' },
         }),
-        FulfillmentModule.register(config),
+        ShippingModule,
+        NotificationsModule,
       ],
     };
   }

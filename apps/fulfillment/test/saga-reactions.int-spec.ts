@@ -5,12 +5,12 @@ import { DataSource } from 'typeorm';
 import { InboxTransport, OutboxWriter, consoleLogger } from '@checkout/messaging';
 import { TenantRegistry, hashApiKey } from '@checkout/service-kit';
 import { goldenFixture, sagaHarness } from '@checkout/testing';
-import { FulfillmentMetrics } from '../src/fulfillment.metrics';
 import { MIGRATIONS } from '../src/migrations';
-import { RecordNotification } from '../src/notifications/commands';
+import { RecordNotificationHandler } from '../src/notifications/commands';
 import { NotificationsConsumer } from '../src/notifications/consumers/notifications.consumer';
-import { CancelShipment, CreateShipment } from '../src/shipping/commands';
+import { CancelShipmentHandler, CreateShipmentHandler } from '../src/shipping/commands';
 import { ShippingConsumer } from '../src/shipping/consumers/shipping.consumer';
+import { ShippingMetrics } from '../src/shipping/shipping.metrics';
 
 const { tenantId, payload: paid } = goldenFixture('order.paid');
 const voucher = goldenFixture('fulfillment.apology-voucher-issued').payload;
@@ -20,8 +20,9 @@ const SHIPMENT = { ignoring: ['trackingNumber'] };
 /** Fulfillment's two consumer classes on one transport, as the service registers them. */
 function fulfillmentRuntime(dataSource: DataSource, failSkus: string[] = []) {
   const outbox = new OutboxWriter('fulfillment');
-  const notify = new RecordNotification(
-    { apologyPercentOff: voucher.percentOff },
+  const metrics = new ShippingMetrics(new Registry(), dataSource);
+  const notify = new RecordNotificationHandler(
+    { APOLOGY_VOUCHER_PERCENT_OFF: voucher.percentOff },
     outbox,
     () => voucher.code,
   );
@@ -37,10 +38,13 @@ function fulfillmentRuntime(dataSource: DataSource, failSkus: string[] = []) {
   })
     .addConsumer(
       new ShippingConsumer(
-        new CreateShipment(outbox, { carrier: 'sim-post', failSkus, failCustomers: [] }),
-        new CancelShipment(outbox),
+        new CreateShipmentHandler(
+          outbox,
+          { CARRIER_NAME: 'sim-post', CARRIER_FAIL_SKUS: failSkus, CARRIER_FAIL_CUSTOMERS: [] },
+          metrics,
+        ),
+        new CancelShipmentHandler(outbox, metrics),
         notify,
-        new FulfillmentMetrics(new Registry(), dataSource),
       ),
     )
     .addConsumer(new NotificationsConsumer(notify));

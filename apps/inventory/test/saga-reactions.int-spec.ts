@@ -23,7 +23,9 @@ const outbox = new OutboxWriter('inventory');
 const givenStock =
   (available: number, allowBackorder = false) =>
   (ds: DataSource) =>
-    ds.transaction((tx) => new SetStockHandler(outbox).execute(tx, { tenantId, sku, available, allowBackorder }));
+    ds.transaction((tx) =>
+      new SetStockHandler(outbox).execute(tx, { tenantId, sku, available, allowBackorder }),
+    );
 
 /** The reservation ran out (the expiry job released it) and another order bought the unit it gave back. */
 const expiredAndSoldElsewhere = (ds: DataSource) =>

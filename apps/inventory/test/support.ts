@@ -47,7 +47,13 @@ export async function givenStock(
   }: { tenantId?: string; allowBackorder?: boolean; reservationTtlSeconds?: number } = {},
 ): Promise<void> {
   await inTx(ds, (tx) =>
-    new SetStockHandler(outbox).execute(tx, { tenantId, sku, available, allowBackorder, reservationTtlSeconds }),
+    new SetStockHandler(outbox).execute(tx, {
+      tenantId,
+      sku,
+      available,
+      allowBackorder,
+      reservationTtlSeconds,
+    }),
   );
 }
 

@@ -61,11 +61,7 @@ export class ReservationMetrics implements EntitySubscriberInterface {
    */
   readonly outcomes: Counter<'tenant' | 'outcome' | 'reason'>;
 
-  constructor(
-    @Inject(METRICS_REGISTRY) registry: Registry,
-    dataSource: DataSource,
-    tenants: TenantRegistry,
-  ) {
+  constructor(@Inject(METRICS_REGISTRY) registry: Registry, dataSource: DataSource, tenants: TenantRegistry) {
     this.expired = new Counter({
       name: 'inventory_reservations_expired_total',
       help: 'Held reservations released because their TTL passed',

@@ -2,13 +2,12 @@ import { Controller } from '@nestjs/common';
 import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
 import { SagaEvent } from '@checkout/contracts';
 import { InboxContext } from '@checkout/messaging';
-import { RecordNotification } from '../commands';
-import { rememberCustomer } from '../database/notification.repository';
+import { RecordNotificationHandler } from '../commands';
 
 /** The customer emails fulfillment queues in reaction to the saga (the notifier sends them after commit). */
 @Controller()
 export class NotificationsConsumer {
-  constructor(private readonly notify: RecordNotification) {}
+  constructor(private readonly notify: RecordNotificationHandler) {}
 
   /** Remembers the order's customer: the recipient of later emails whose events lack it. */
   @EventPattern('order.created')
@@ -16,7 +15,7 @@ export class NotificationsConsumer {
     @Payload() event: SagaEvent<'order.created'>,
     @Ctx() { tx }: InboxContext,
   ): Promise<void> {
-    await rememberCustomer(tx, event.tenantId, event.payload.orderId, event.payload.customerId);
+    await this.notify.rememberCustomer(tx, event.tenantId, event.payload.orderId, event.payload.customerId);
   }
 
   /** The payment-failed email. */

@@ -1,6 +1,10 @@
 import { EntityManager } from 'typeorm';
+import { lockSaga, sql } from '@checkout/messaging';
 import { NotificationKind } from '../domain';
-import { lockOrder, sql } from '../../database/sql';
+
+/** Serialises every change of one order's notifications (events of one order on different partitions). */
+const lockOrder = (tx: EntityManager, tenantId: string, orderId: string): Promise<void> =>
+  lockSaga(tx, tenantId, orderId);
 
 /** What a notification says, to whom, about which order. */
 export interface NotificationContent {
@@ -134,4 +138,14 @@ export async function notificationsOfOrder(
     `SELECT ${COLUMNS} FROM notification WHERE tenant_id = $1 AND order_id = $2 ORDER BY created_at, kind`,
     [tenantId, orderId],
   );
+}
+
+/** Notifications per tenant, kind and status (the fulfillment_notifications gauge). */
+export async function notificationCounts(
+  q: Pick<EntityManager, 'query'>,
+): Promise<{ tenantId: string; kind: string; status: string; count: number }[]> {
+  const rows: { tenant_id: string; kind: string; status: string; count: number }[] = await q.query(
+    `SELECT tenant_id, kind, status, count(*)::int AS count FROM notification GROUP BY tenant_id, kind, status`,
+  );
+  return rows.map((r) => ({ tenantId: r.tenant_id, kind: r.kind, status: r.status, count: r.count }));
 }

@@ -1,8 +1,12 @@
-import { BeforeApplicationShutdown, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { PinoLogger } from 'nestjs-pino';
-import { PeriodicTask } from '@checkout/service-kit';
-import { FulfillmentMetrics } from '../../fulfillment.metrics';
-import { SendNotifications } from '../commands';
+import { PeriodicTask, SERVICE_CONFIG } from '@checkout/service-kit';
+import { FulfillmentConfig } from '../../config/fulfillment.config';
+import { SendNotificationsHandler } from '../commands';
+import { NotificationsMetrics } from '../notifications.metrics';
+
+/** The notifier's pace: NOTIFIER_INTERVAL_MS while busy, NOTIFIER_IDLE_INTERVAL_MS while idle. */
+export type NotifierConfig = Pick<FulfillmentConfig, 'NOTIFIER_INTERVAL_MS' | 'NOTIFIER_IDLE_INTERVAL_MS'>;
 
 /**
  * Runs the notifier step every NOTIFIER_INTERVAL_MS while there is something to send, backing off to
@@ -13,15 +17,15 @@ export class NotifierJob implements OnApplicationBootstrap, BeforeApplicationShu
   private readonly task: PeriodicTask;
 
   constructor(
-    private readonly send: SendNotifications,
-    private readonly metrics: FulfillmentMetrics,
+    private readonly send: SendNotificationsHandler,
+    private readonly metrics: NotificationsMetrics,
     private readonly logger: PinoLogger,
-    intervalMs: number,
-    idleIntervalMs = intervalMs,
+    @Inject(SERVICE_CONFIG) config: NotifierConfig,
   ) {
     logger.setContext('NotifierJob');
+    const intervalMs = config.NOTIFIER_INTERVAL_MS;
     this.task = new PeriodicTask('notifier', intervalMs, () => this.pass(), logger.logger, {
-      maxMs: Math.max(intervalMs, idleIntervalMs),
+      maxMs: Math.max(intervalMs, config.NOTIFIER_IDLE_INTERVAL_MS),
     });
   }
 

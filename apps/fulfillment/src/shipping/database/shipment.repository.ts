@@ -1,6 +1,6 @@
 import { EntityManager } from 'typeorm';
 import { ShipmentLine, ShipmentStatus } from '../domain';
-import { sql } from '../../database/sql';
+import { lockSaga, sql } from '@checkout/messaging';
 
 /** A shipment as stored and as the HTTP API shows it. */
 export interface ShipmentRow {
@@ -110,4 +110,21 @@ export async function shipmentsOfOrder(
     `SELECT ${COLUMNS} FROM shipment WHERE tenant_id = $1 AND order_id = $2 ORDER BY created_at`,
     [tenantId, orderId],
   );
+}
+
+/**
+ * Serialises every change of one order's fulfillment state (order.paid against payment.refunded arriving
+ * on different partitions at once) until the transaction ends.
+ */
+export const lockOrder = (tx: EntityManager, tenantId: string, orderId: string): Promise<void> =>
+  lockSaga(tx, tenantId, orderId);
+
+/** Shipments per tenant and status (the fulfillment_shipments gauge). */
+export async function shipmentCounts(
+  q: Pick<EntityManager, 'query'>,
+): Promise<{ tenantId: string; status: string; count: number }[]> {
+  const rows: { tenant_id: string; status: string; count: number }[] = await q.query(
+    `SELECT tenant_id, status, count(*)::int AS count FROM shipment GROUP BY tenant_id, status`,
+  );
+  return rows.map((r) => ({ tenantId: r.tenant_id, status: r.status, count: r.count }));
 }

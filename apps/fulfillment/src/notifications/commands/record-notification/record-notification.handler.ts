@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { OutboxWriter } from '@checkout/messaging';
+import { OUTBOX_WRITER, SERVICE_CONFIG } from '@checkout/service-kit';
+import { FulfillmentConfig } from '../../../config/fulfillment.config';
 import {
   InventoryUnavailableAfterPaymentV1,
   OrderPaidV1,
@@ -13,15 +16,21 @@ import {
   outOfStockApologyEmail,
   paymentFailedEmail,
 } from '../../domain';
-import { NotificationContent, customerOf, insertNotification } from '../../database/notification.repository';
+import {
+  NotificationContent,
+  customerOf,
+  insertNotification,
+  rememberCustomer,
+} from '../../database/notification.repository';
 
 /** What RecordNotification did: queued the email, or found the order already had one of this kind. */
 export type RecordNotificationOutcome = 'queued' | 'duplicate';
 
-/** Settings of the notification texts. */
-export interface NotificationSettings {
-  apologyPercentOff: number;
-}
+/** Settings of the notification texts: the percentage off of an apology voucher. */
+export type NotificationConfig = Pick<FulfillmentConfig, 'APOLOGY_VOUCHER_PERCENT_OFF'>;
+
+/** Injection token of the voucher code generator (generateVoucherCode unless a spec gives a fixed one). */
+export const VOUCHER_CODE = Symbol('VOUCHER_CODE');
 
 /**
  * RecordNotification: writes the customer email an event calls for into the notification table, in the
@@ -29,12 +38,25 @@ export interface NotificationSettings {
  * and kind, so a redelivered event queues nothing. When the customer is not known yet (payment.failed
  * before order.created was seen) the row waits without a recipient until order.created gives it one.
  */
-export class RecordNotification {
+@Injectable()
+export class RecordNotificationHandler {
+  private readonly voucherCode: () => string;
+
   constructor(
-    private readonly settings: NotificationSettings,
-    private readonly outbox: OutboxWriter,
-    private readonly voucherCode: () => string = generateVoucherCode,
-  ) {}
+    @Inject(SERVICE_CONFIG) private readonly config: NotificationConfig,
+    @Inject(OUTBOX_WRITER) private readonly outbox: OutboxWriter,
+    @Optional() @Inject(VOUCHER_CODE) voucherCode?: () => string,
+  ) {
+    this.voucherCode = voucherCode ?? generateVoucherCode;
+  }
+
+  /**
+   * order.created / order.paid: remembers the order's customer and gives it to the order's notifications still
+   * without a recipient.
+   */
+  rememberCustomer(tx: EntityManager, tenantId: string, orderId: string, customerId: string): Promise<void> {
+    return rememberCustomer(tx, tenantId, orderId, customerId);
+  }
 
   /** order.paid -> order confirmation. */
   confirmOrder(tx: EntityManager, tenantId: string, order: OrderPaidV1, cause: SagaEvent) {
@@ -80,7 +102,7 @@ export class RecordNotification {
     cause: SagaEvent,
   ) {
     const voucherCode = this.voucherCode();
-    const percentOff = this.settings.apologyPercentOff;
+    const percentOff = this.config.APOLOGY_VOUCHER_PERCENT_OFF;
     const content = outOfStockApologyEmail({
       orderId: unavailable.orderId,
       skus: unavailable.shortSkus,

@@ -1,3 +1,5 @@
+import { Injectable } from '@nestjs/common';
+import { PinoLogger } from 'nestjs-pino';
 import { ClaimedNotification } from '../../database/notification.repository';
 
 /** Where emails go. A real one (SMTP, an ESP's API) is out of scope; it must tolerate a resend. */
@@ -5,12 +7,16 @@ export interface NotificationTransport {
   send(notification: ClaimedNotification): Promise<void>;
 }
 
+/** Injection token of the NotificationTransport of this deployment. */
+export const NOTIFICATION_TRANSPORT = Symbol('NOTIFICATION_TRANSPORT');
+
 /** The transport of this deployment: records the email in the log; the row itself is the record. */
+@Injectable()
 export class LogTransport implements NotificationTransport {
-  constructor(private readonly log: (fields: Record<string, unknown>, msg: string) => void) {}
+  constructor(private readonly logger: PinoLogger) {}
 
   async send(n: ClaimedNotification): Promise<void> {
-    this.log(
+    this.logger.info(
       {
         tenantId: n.tenantId,
         orderId: n.orderId,

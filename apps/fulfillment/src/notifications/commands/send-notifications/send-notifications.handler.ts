@@ -1,14 +1,16 @@
+import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { SERVICE_CONFIG } from '@checkout/service-kit';
+import { FulfillmentConfig } from '../../../config/fulfillment.config';
 import { NotificationKind } from '../../domain';
 import { claimPending, markSent } from '../../database/notification.repository';
-import { NotificationTransport } from './notification.transport';
+import { NOTIFICATION_TRANSPORT, NotificationTransport } from './notification.transport';
 
-/** Settings of one notifier pass. */
-export interface SendNotificationsOptions {
-  batchSize: number;
-  /** How long a claimed row stays reserved for this pass; a crashed pass's rows come back after it. */
-  leaseMs: number;
-}
+/** How long a claimed row stays reserved for a pass; a crashed pass's rows come back after it. */
+const NOTIFIER_LEASE_MS = 30_000;
+
+/** Settings of one notifier pass: NOTIFIER_BATCH_SIZE rows at most. */
+export type SendNotificationsConfig = Pick<FulfillmentConfig, 'NOTIFIER_BATCH_SIZE'>;
 
 /** What one pass did. */
 export interface SendNotificationsResult {
@@ -21,15 +23,16 @@ export interface SendNotificationsResult {
  * hands each to the transport outside any transaction, then records it as sent (conditional update). A
  * failure leaves the row pending, and it is retried once its lease runs out: delivery is at least once.
  */
-export class SendNotifications {
+@Injectable()
+export class SendNotificationsHandler {
   constructor(
     private readonly dataSource: DataSource,
-    private readonly transport: NotificationTransport,
-    private readonly options: SendNotificationsOptions,
+    @Inject(NOTIFICATION_TRANSPORT) private readonly transport: NotificationTransport,
+    @Inject(SERVICE_CONFIG) private readonly config: SendNotificationsConfig,
   ) {}
 
   async execute(): Promise<SendNotificationsResult> {
-    const claimed = await claimPending(this.dataSource, this.options.batchSize, this.options.leaseMs);
+    const claimed = await claimPending(this.dataSource, this.config.NOTIFIER_BATCH_SIZE, NOTIFIER_LEASE_MS);
     const result: SendNotificationsResult = { sent: [], failed: 0 };
     for (const n of claimed) {
       try {

@@ -1,8 +1,10 @@
+import { Inject, Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { SagaEvent } from '@checkout/contracts';
 import { OutboxWriter } from '@checkout/messaging';
-import { cancelShipment, markOrderRefunded } from '../../database/shipment.repository';
-import { lockOrder } from '../../../database/sql';
+import { OUTBOX_WRITER } from '@checkout/service-kit';
+import { cancelShipment, lockOrder, markOrderRefunded } from '../../database/shipment.repository';
+import { ShippingMetrics } from '../../shipping.metrics';
 
 /** What CancelShipment did: cancelled a booked shipment, or found nothing to undo. */
 export type CancelShipmentOutcome = 'cancelled' | 'nothing_to_cancel';
@@ -21,8 +23,12 @@ export interface CancelShipmentInput {
  * a failed, already cancelled or missing shipment; it also marks the order refunded so that a later
  * order.paid never books it.
  */
-export class CancelShipment {
-  constructor(private readonly outbox: OutboxWriter) {}
+@Injectable()
+export class CancelShipmentHandler {
+  constructor(
+    @Inject(OUTBOX_WRITER) private readonly outbox: OutboxWriter,
+    private readonly metrics: ShippingMetrics,
+  ) {}
 
   async execute(
     tx: EntityManager,
@@ -46,6 +52,7 @@ export class CancelShipment {
         reason: reason.slice(0, 255),
       },
     });
+    this.metrics.shipmentDecided('cancelled');
     return 'cancelled';
   }
 }

@@ -1,10 +1,19 @@
 import { randomUUID } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { OrderPaidV1, SagaEvent } from '@checkout/contracts';
 import { OutboxWriter } from '@checkout/messaging';
+import { OUTBOX_WRITER, SERVICE_CONFIG } from '@checkout/service-kit';
+import { FulfillmentConfig } from '../../../config/fulfillment.config';
 import { CarrierRules, decideBooking } from '../../domain';
-import { insertShipment, isOrderRefunded } from '../../database/shipment.repository';
-import { lockOrder } from '../../../database/sql';
+import { insertShipment, isOrderRefunded, lockOrder } from '../../database/shipment.repository';
+import { ShippingMetrics } from '../../shipping.metrics';
+
+/** The carrier settings CreateShipment books with. */
+export type CarrierConfig = Pick<
+  FulfillmentConfig,
+  'CARRIER_NAME' | 'CARRIER_FAIL_SKUS' | 'CARRIER_FAIL_CUSTOMERS'
+>;
 
 /** What CreateShipment did for one order.paid. */
 export type CreateShipmentOutcome = 'created' | 'failed' | 'duplicate' | 'skipped_refunded';
@@ -22,13 +31,30 @@ export interface CreateShipmentInput {
  * inventory returns the units in reaction). Its compensation is CancelShipment. A redelivered or replayed
  * order.paid finds the shipment and publishes nothing; an order already refunded is not shipped.
  */
-export class CreateShipment {
-  constructor(
-    private readonly outbox: OutboxWriter,
-    private readonly rules: CarrierRules,
-  ) {}
+@Injectable()
+export class CreateShipmentHandler {
+  private readonly rules: CarrierRules;
 
-  async execute(
+  constructor(
+    @Inject(OUTBOX_WRITER) private readonly outbox: OutboxWriter,
+    @Inject(SERVICE_CONFIG) config: CarrierConfig,
+    private readonly metrics: ShippingMetrics,
+  ) {
+    this.rules = {
+      carrier: config.CARRIER_NAME,
+      failSkus: config.CARRIER_FAIL_SKUS,
+      failCustomers: config.CARRIER_FAIL_CUSTOMERS,
+    };
+  }
+
+  /** Books the order (see the class) and counts the decision. */
+  async execute(tx: EntityManager, input: CreateShipmentInput): Promise<CreateShipmentOutcome> {
+    const outcome = await this.book(tx, input);
+    this.metrics.shipmentDecided(outcome);
+    return outcome;
+  }
+
+  private async book(
     tx: EntityManager,
     { tenantId, order, cause }: CreateShipmentInput,
   ): Promise<CreateShipmentOutcome> {

@@ -118,7 +118,12 @@ export class ReserveStockHandler {
     const toBatch = (ps: typeof inputs): BatchOrder[] =>
       ps.map((p) => ({ orderId: p.order.orderId, lines: p.lines }));
     const decisions = new Map<string, BatchDecision>();
-    const first = await holdOrders(tx, tenantId, toBatch(candidates), this.config.INVENTORY_RESERVATION_TTL_SECONDS);
+    const first = await holdOrders(
+      tx,
+      tenantId,
+      toBatch(candidates),
+      this.config.INVENTORY_RESERVATION_TTL_SECONDS,
+    );
     first.forEach((d) => decisions.set(d.orderId, d));
     const short = candidates.filter((p) => !decisions.get(p.order.orderId)!.held);
     if (short.length > 0) {
@@ -132,7 +137,12 @@ export class ReserveStockHandler {
       });
       if (released.length > 0) {
         await publishReleased(this.outbox, tx, released, 'expired');
-        const second = await holdOrders(tx, tenantId, toBatch(short), this.config.INVENTORY_RESERVATION_TTL_SECONDS);
+        const second = await holdOrders(
+          tx,
+          tenantId,
+          toBatch(short),
+          this.config.INVENTORY_RESERVATION_TTL_SECONDS,
+        );
         second.forEach((d) => decisions.set(d.orderId, d));
       }
     }
