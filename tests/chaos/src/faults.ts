@@ -36,6 +36,10 @@ export interface Fault {
   inject(): Promise<void>;
   /** Starts what the fault took away and returns once it is healthy again. */
   restore(): Promise<void>;
+  /** Sets the stage before the first checkout (e.g. a service put behind a fault proxy). */
+  prepare?(): Promise<void>;
+  /** Undoes `prepare` once the case is judged (also when it failed half-way): the stack as it was. */
+  dispose?(): Promise<void>;
 }
 
 /** SIGKILLs a part's whole process group (no drain, no offset commit) and waits until it is gone. */

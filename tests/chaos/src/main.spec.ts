@@ -6,7 +6,7 @@ import { parseFlags } from './main';
 describe('npm run chaos flags', () => {
   it('given no flags, runs every scenario with the defaults (a 10 minute soak)', () => {
     const { scenarios, options } = parseFlags([]);
-    assert.deepEqual(scenarios, ['app-kill', 'infra-kill', 'soak']);
+    assert.deepEqual(scenarios, ['app-kill', 'infra-kill', 'psp-storm', 'network-faults', 'soak']);
     assert.deepEqual(options, DEFAULT_OPTIONS);
     assert.equal(options.soakMs, 600_000);
   });
@@ -20,6 +20,19 @@ describe('npm run chaos flags', () => {
     assert.deepEqual(scenarios, ['soak', 'app-kill']);
     assert.equal(options.soakMs, 90_000);
     assert.deepEqual(options.cases, ['order']);
+  });
+
+  it('given --soak <seconds>, runs the soak alone for that long; bare --soak is the 600 s default', () => {
+    const timed = parseFlags(['--soak', '300']);
+    assert.deepEqual(timed.scenarios, ['soak']);
+    assert.equal(timed.options.soakMs, 300_000);
+    const bare = parseFlags(['--soak', '--soak-rate=2']);
+    assert.deepEqual(bare.scenarios, ['soak']);
+    assert.equal(bare.options.soakMs, 600_000);
+    assert.equal(bare.options.soakRate, 2);
+    const withOthers = parseFlags(['--scenarios=psp-storm', '--soak=60']);
+    assert.deepEqual(withOthers.scenarios, ['psp-storm', 'soak']);
+    assert.throws(() => parseFlags(['--soak=60', '--soak-minutes=2']), /say the same/);
   });
 
   it('given an unknown scenario or a bad number, refuses with a message', () => {

@@ -7,7 +7,8 @@ import { report } from './report';
 import { SCENARIOS } from './scenarios';
 import { CaseResult } from './verdict';
 
-const USAGE = `usage: npm run chaos -- [--scenarios=app-kill,infra-kill,soak] [--cases=order,kafka,...]
+const USAGE = `usage: npm run chaos -- [--scenarios=app-kill,infra-kill,psp-storm,network-faults,soak] [--cases=order,kafka,...]
+  [--soak [seconds]] (the soak alone, default ${DEFAULT_OPTIONS.soakMs / 1000} s, unless --scenarios names others too)
   [--orders=${DEFAULT_OPTIONS.orders}] [--rate=${DEFAULT_OPTIONS.rate}] [--down-seconds=${DEFAULT_OPTIONS.downMs / 1000}]
   [--settle-seconds=${DEFAULT_OPTIONS.settleMs / 1000}] [--soak-minutes=${DEFAULT_OPTIONS.soakMs / 60_000}] [--soak-rate=${DEFAULT_OPTIONS.soakRate}]
   [--soak-retention-seconds=${DEFAULT_OPTIONS.soakRetentionMs / 1000} (0: keep the stack's retention)]
@@ -29,11 +30,20 @@ function positive(
 
 class UsageError extends Error {}
 
+/** `--soak` with no number after it is `--soak=<default seconds>` (parseArgs has no optional values). */
+function soakDefault(argv: string[]): string[] {
+  return argv.map((arg, i) =>
+    arg === '--soak' && (i === argv.length - 1 || argv[i + 1].startsWith('--'))
+      ? `--soak=${DEFAULT_OPTIONS.soakMs / 1000}`
+      : arg,
+  );
+}
+
 /** The options and scenarios the command line asks for. */
 export function parseFlags(argv: string[]): { options: ChaosOptions; scenarios: string[]; help: boolean } {
   const text = { type: 'string' } as const;
   const { values } = parseArgs({
-    args: argv,
+    args: soakDefault(argv),
     options: {
       scenarios: text,
       cases: text,
@@ -41,6 +51,7 @@ export function parseFlags(argv: string[]): { options: ChaosOptions; scenarios: 
       rate: text,
       'down-seconds': text,
       'settle-seconds': text,
+      soak: text,
       'soak-minutes': text,
       'soak-rate': text,
       'soak-retention-seconds': text,
@@ -49,7 +60,10 @@ export function parseFlags(argv: string[]): { options: ChaosOptions; scenarios: 
     strict: true,
   });
   const list = (v: unknown) => (typeof v === 'string' && v ? v.split(',').map((s) => s.trim()) : []);
+  if (values.soak !== undefined && values['soak-minutes'] !== undefined)
+    throw new UsageError('--soak <seconds> and --soak-minutes say the same: give one');
   const scenarios = list(values.scenarios);
+  if (values.soak !== undefined && !scenarios.includes('soak')) scenarios.push('soak');
   const unknown = scenarios.filter((s) => !SCENARIOS.some((x) => x.name === s));
   if (unknown.length) throw new UsageError(`unknown scenario ${unknown.join(', ')}`);
   const d = DEFAULT_OPTIONS;
@@ -61,7 +75,10 @@ export function parseFlags(argv: string[]): { options: ChaosOptions; scenarios: 
       rate: positive(values, 'rate', d.rate),
       downMs: positive(values, 'down-seconds', d.downMs / 1000) * 1000,
       settleMs: positive(values, 'settle-seconds', d.settleMs / 1000) * 1000,
-      soakMs: positive(values, 'soak-minutes', d.soakMs / 60_000) * 60_000,
+      soakMs:
+        values.soak !== undefined
+          ? positive(values, 'soak', d.soakMs / 1000) * 1000
+          : positive(values, 'soak-minutes', d.soakMs / 60_000) * 60_000,
       soakRate: positive(values, 'soak-rate', d.soakRate),
       soakRetentionMs:
         values['soak-retention-seconds'] === '0'

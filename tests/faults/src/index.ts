@@ -1,4 +1,3 @@
 export * from './fault-proxy';
-export * from './harness';
-export * as networkFaults from './scenarios/network-faults';
-export * as pspStorm from './scenarios/psp-storm';
+export * from './network-faults';
+export * from './psp-storm';

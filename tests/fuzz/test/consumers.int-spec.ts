@@ -10,6 +10,9 @@ import { TableWatch } from '../src/db';
 import { CONSUMERS, PoisonMessage, poison } from '../src/events';
 import { checkProperty } from '../src/runner';
 
+/** Batches of poison per topic in CI (FUZZ_RUNS for a deep run); each batch holds one to six messages. */
+const BATCHES_PER_TOPIC = 2;
+
 /** Tables written at rest by background work, not by events (Debezium's heartbeat row). */
 const BACKGROUND_TABLES = ['debezium_heartbeat'];
 
@@ -96,7 +99,7 @@ describe('fuzz: every consumer parks poison on the DLQ with a reason and changes
         fc.asyncProperty(fc.array(poison(topic), { minLength: 1, maxLength: 6 }), (batch) =>
           probe(topic, batch),
         ),
-        3,
+        BATCHES_PER_TOPIC,
       );
     });
   }
