@@ -189,7 +189,12 @@ describe('ReserveStock against the inventory database', () => {
     const theirs = await inTx(spec.ds, (tx) => reserve.execute(tx, { tenantId: other, order: o }));
     assert.equal(theirs.outcome, 'reserved');
     assert.deepEqual(await stockOf(spec.ds, sku), { available: 3, reserved: 2, sold: 0, restocked: 5 });
-    assert.deepEqual(await stockOf(spec.ds, sku, other), { available: 3, reserved: 2, sold: 0, restocked: 5 });
+    assert.deepEqual(await stockOf(spec.ds, sku, other), {
+      available: 3,
+      reserved: 2,
+      sold: 0,
+      restocked: 5,
+    });
   });
 
   it('lazy expiry: a hold past its TTL on a short SKU is released and the stock goes to the new order', async () => {

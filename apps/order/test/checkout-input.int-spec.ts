@@ -171,7 +171,10 @@ describe('checkout input, prices and tenancy (order service over HTTP)', () => {
     // Free-text ids are stored, logged and exported as given: no control or invisible characters in them.
     ...(
       [
-        ['a newline in the customer id (a forged log line)', (c: string) => `${c}\n{"level":30,"msg":"refund ok"}`],
+        [
+          'a newline in the customer id (a forged log line)',
+          (c: string) => `${c}\n{"level":30,"msg":"refund ok"}`,
+        ],
         ['a NUL in the customer id', (c: string) => `${c}\u0000`],
         ['a right-to-left override in the customer id', (c: string) => `${c}\u202egpj.exe`],
         ['a zero-width space in the customer id', (c: string) => `${c}\u200b`],

@@ -227,7 +227,9 @@ describe('payment: refund webhooks through the refund state machine', () => {
     assert.equal(await apply.execute('globex', globex), 'ignored');
     assert.equal(await apply.execute('globex', globex), 'duplicate');
     assert.deepEqual(
-      await ds.query(`SELECT tenant_id, outcome FROM psp_event WHERE event_id = $1 ORDER BY tenant_id`, [other.id]),
+      await ds.query(`SELECT tenant_id, outcome FROM psp_event WHERE event_id = $1 ORDER BY tenant_id`, [
+        other.id,
+      ]),
       [
         { tenant_id: 'acme', outcome: 'ignored' },
         { tenant_id: 'globex', outcome: 'ignored' },

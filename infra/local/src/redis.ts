@@ -55,7 +55,17 @@ export async function startRedis(config: StackConfig): Promise<boolean> {
   const pid = startDetached(config.run, config.logs, {
     name: 'redis',
     command: 'redis-server',
-    args: [conf, '--port', String(config.redis.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    args: [
+      conf,
+      '--port',
+      String(config.redis.port),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+    ],
     ports: [config.redis.port],
     // Its working folder, not --dir: redis rewrites its command line, the folder stays readable in /proc.
     cwd: dir,

@@ -151,7 +151,7 @@ export function answerClientErrors(server: Server): void {
 }
 
 /** Express error middleware for the JSON parser: malformed JSON, oversized body, unsupported charset. */
-export function bodyParserErrors(error: unknown, _req: Request, res: Response, next: NextFunction): void {
+export function bodyParserErrors(error: unknown, req: Request, res: Response, next: NextFunction): void {
   const type = (error as { type?: string } | null)?.type;
   if (type === 'entity.parse.failed') {
     // docs/api.md's 400 VALIDATION_FAILED for every unusable body; `issues` says what, in validate()'s shape.
@@ -161,6 +161,9 @@ export function bodyParserErrors(error: unknown, _req: Request, res: Response, n
       issues: [{ path: '', message: 'malformed JSON' }],
     });
   } else if (type === 'entity.too.large') {
+    // The parser refused on Content-Length without reading: read and drop the rest as it arrives, or the socket
+    // is closed with bytes unread and the client sees a reset (ECONNRESET) instead of this answer.
+    req.resume();
     res.status(413).json({ error: 'PAYLOAD_TOO_LARGE', message: 'request body is too large' });
   } else if (type === 'charset.unsupported' || type === 'encoding.unsupported') {
     res

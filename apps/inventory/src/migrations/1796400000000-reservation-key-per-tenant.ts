@@ -14,6 +14,8 @@ export class ReservationKeyPerTenant1796400000000 implements MigrationInterface 
   }
 
   async down(q: QueryRunner): Promise<void> {
-    await q.query(`ALTER TABLE reservation DROP CONSTRAINT reservation_pkey, ADD PRIMARY KEY (order_id, sku)`);
+    await q.query(
+      `ALTER TABLE reservation DROP CONSTRAINT reservation_pkey, ADD PRIMARY KEY (order_id, sku)`,
+    );
   }
 }

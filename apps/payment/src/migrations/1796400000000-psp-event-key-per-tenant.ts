@@ -9,7 +9,9 @@ export class PspEventKeyPerTenant1796400000000 implements MigrationInterface {
   name = 'PspEventKeyPerTenant1796400000000';
 
   async up(q: QueryRunner): Promise<void> {
-    await q.query(`ALTER TABLE psp_event DROP CONSTRAINT psp_event_pkey, ADD PRIMARY KEY (tenant_id, event_id)`);
+    await q.query(
+      `ALTER TABLE psp_event DROP CONSTRAINT psp_event_pkey, ADD PRIMARY KEY (tenant_id, event_id)`,
+    );
   }
 
   async down(q: QueryRunner): Promise<void> {

@@ -1,5 +1,14 @@
 import { z } from 'zod';
-import { Currency, ExternalId, MinorUnits, OrderId, PricedLine, TenantId, Timestamp, VoucherCode } from '../primitives';
+import {
+  Currency,
+  ExternalId,
+  MinorUnits,
+  OrderId,
+  PricedLine,
+  TenantId,
+  Timestamp,
+  VoucherCode,
+} from '../primitives';
 
 /**
  * order.paid v1: the public contract other teams consume. Backward compatible within v1: fields are only

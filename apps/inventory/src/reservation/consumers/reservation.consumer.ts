@@ -3,7 +3,12 @@ import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
 import { SagaEvent } from '@checkout/contracts';
 import { InboxContext, InboxPatternExtras, lockSaga, lockSagas } from '@checkout/messaging';
 import { sql } from '../database/sql';
-import { CommitStockHandler, ReleaseStockHandler, ReserveStockHandler, ReturnSoldStockHandler } from '../commands';
+import {
+  CommitStockHandler,
+  ReleaseStockHandler,
+  ReserveStockHandler,
+  ReturnSoldStockHandler,
+} from '../commands';
 import { InventoryError } from '../domain';
 
 /** order.created in chunks (group commit) in a consumer group of its own, `inventory-reservations`. */
