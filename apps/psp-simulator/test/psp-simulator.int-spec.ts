@@ -137,6 +137,39 @@ describe('PSP simulator: the external system', () => {
     assert.equal(typeof knobs.errorRate, 'number');
   });
 
+  it('a fault scripted for an amount fails every reference of that amount until it is cleared', async () => {
+    const amount = 70_000 + Math.floor(Math.random() * 10_000);
+    const [first, second, other] = [randomUUID(), randomUUID(), randomUUID()];
+    assert.equal(
+      (await fault({ reference: first, amount, operation: 'charge' })).status,
+      400,
+      'reference and amount together are refused',
+    );
+    assert.equal((await fault({ operation: 'charge' })).status, 400, 'a fault needs a target');
+    assert.equal((await fault({ amount, operation: 'charge', times: 10 })).status, 201);
+
+    const sale = (reference: string, amt = amount) => ({
+      amount: amt,
+      currency: 'VND',
+      token: 'tok_success',
+      reference,
+    });
+    assert.equal((await charge(`a-${first}`, sale(first))).status, 503);
+    assert.equal((await charge(`a-${second}`, sale(second))).status, 503);
+    assert.equal(
+      (await charge(`a-${other}`, sale(other, amount + 1))).status,
+      201,
+      'another amount is not hit',
+    );
+    assert.deepEqual([(await ledger(first)).charges, (await ledger(second)).charges], [[], []]);
+
+    const cleared = await fetch(`${PSP}/v1/_admin/faults?amount=${amount}`, { method: 'DELETE' });
+    assert.deepEqual(await cleared.json(), { removed: 1 });
+    assert.equal((await charge(`b-${first}`, sale(first))).status, 201);
+    const refused = await fetch(`${PSP}/v1/_admin/faults?amount=-3`, { method: 'DELETE' });
+    assert.equal(refused.status, 400);
+  });
+
   it('sends a signed refund.succeeded webhook for a new refund (once per refund, not per replay)', async () => {
     const reference = randomUUID();
     const c = (await (

@@ -24,20 +24,30 @@ import { portFree, stackProcesses } from '../src/ownership';
 import { superClient } from '../src/postgres';
 import { waitFor } from '../src/wait';
 
-// A stack of its own, ports moved by an offset no other stack of the suite uses, started by the real CLI.
-const OFFSET = 400;
-const KAFKA_PORT = 59092 + OFFSET;
-const INFRA_PORTS = [55432, 56379, 59092, 59093].map((p) => p + OFFSET);
+// A stack of its own on ports no other stack of the suite uses, started by the real CLI. The ports sit above Linux's
+// ephemeral range (32768-60999): an outgoing connection of the busy suite never holds one of them as its local port
+// (CI once found 59492 taken that way, and the test saw a foreign holder it had not put there).
+const PORTS = {
+  PG_PORT: 61432,
+  REDIS_PORT: 61379,
+  KAFKA_PORT: 61092,
+  KAFKA_CONTROLLER_PORT: 61093,
+  CONNECT_PORT: 61083,
+};
+const KAFKA_PORT = PORTS.KAFKA_PORT;
+const INFRA_PORTS = [PORTS.PG_PORT, PORTS.REDIS_PORT, PORTS.KAFKA_PORT, PORTS.KAFKA_CONTROLLER_PORT];
 const CLI = join(REPO_ROOT, 'infra', 'local', 'dist', 'src', 'cli.js');
 
 /** Where PostgreSQL's files of a stack folder go when the postgres user cannot reach it (see postgres.ts). */
 const outsideDir = (dir: string) =>
   join('/var/tmp', `checkout-stack-${createHash('sha1').update(dir).digest('hex').slice(0, 10)}`);
 
-/** The environment of a child stack: the offset, no per-port variable of the suite's own stack. */
+/** The environment of a child stack: its own ports, none of the suite's own stack. */
 function stackEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.endsWith('_PORT')));
-  return { ...env, STACK_PORT_OFFSET: String(OFFSET), ...extra };
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => !k.endsWith('_PORT') && k !== 'STACK_PORT_OFFSET'),
+  );
+  return { ...env, ...Object.fromEntries(Object.entries(PORTS).map(([k, v]) => [k, String(v)])), ...extra };
 }
 
 /** Runs the stack CLI to its end; its output, exit code and wall time. */
@@ -185,7 +195,7 @@ describe('a checkout inside a private (0700) folder, with a space in its path', 
     assert.equal(upRun.code, 0, upRun.out);
     if (process.getuid?.() === 0) assert.match(upRun.out, /copying the PostgreSQL binaries to \/var\/tmp\//);
 
-    const config = { ...loadStackConfig(), pg: { ...loadStackConfig().pg, port: 55432 + OFFSET } };
+    const config = { ...loadStackConfig(), pg: { ...loadStackConfig().pg, port: PORTS.PG_PORT } };
     const client = superClient(config);
     await client.connect();
     try {

@@ -256,23 +256,33 @@ export class CheckoutApi {
     return expectBody(`GET ledger of ${orderId}`, answer, 200, LedgerView);
   }
 
-  /** Scripts the PSP simulator to answer `status` to the next `times` charge or refund requests of an order. */
+  /**
+   * Scripts the PSP simulator to answer `status` to the next `times` charge or refund requests of an order, or of an
+   * amount (`{ amount }`: for an order whose id is not known before its saga may reach the PSP).
+   */
   async addPspFault(
-    orderId: string,
+    target: string | { amount: number },
     operation: 'charge' | 'refund',
     times: number,
     status = 503,
   ): Promise<void> {
+    const selector = typeof target === 'string' ? { reference: target } : target;
     const answer = await request('POST', `${SERVICE_URLS.psp}/v1/_admin/faults`, {
-      body: { reference: orderId, operation, status, times },
+      body: { ...selector, operation, status, times },
     });
-    expectBody(`POST PSP fault for ${orderId}`, answer, 201, z.object({ reference: z.literal(orderId) }));
+    expectBody(
+      `POST PSP fault for ${JSON.stringify(selector)}`,
+      answer,
+      201,
+      z.object({ operation: z.literal(operation) }),
+    );
   }
 
-  /** Removes the PSP simulator's scripted faults of an order. */
-  async clearPspFaults(orderId: string): Promise<number> {
-    const answer = await request('DELETE', `${SERVICE_URLS.psp}/v1/_admin/faults?reference=${orderId}`);
-    return expectBody(`DELETE PSP faults of ${orderId}`, answer, 200, z.object({ removed: z.number().int() }))
+  /** Removes the PSP simulator's scripted faults of an order (or of an amount). */
+  async clearPspFaults(target: string | { amount: number }): Promise<number> {
+    const query = typeof target === 'string' ? `reference=${target}` : `amount=${target.amount}`;
+    const answer = await request('DELETE', `${SERVICE_URLS.psp}/v1/_admin/faults?${query}`);
+    return expectBody(`DELETE PSP faults of ${query}`, answer, 200, z.object({ removed: z.number().int() }))
       .removed;
   }
 }

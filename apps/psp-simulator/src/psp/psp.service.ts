@@ -49,18 +49,26 @@ export const CALM_STORM_KNOBS = {
 const STALE_SIGNATURE_AGE_S = 3_600;
 
 /**
- * A scripted fault for one reference: each of the next `times` requests of that operation waits `delayMs`, then
- * fails with `status`, either `before` it is processed (nothing happens) or `after` (it happens, the answer is
- * lost). `status: null` only delays: a per-request latency that leaves the shared knobs alone.
+ * A scripted fault for one reference, or for one amount (like the magic amounts of a real PSP's test mode, for a
+ * caller that must script the fault before it knows the reference): each of the next `times` requests of that
+ * operation waits `delayMs`, then fails with `status`, either `before` it is processed (nothing happens) or `after`
+ * (it happens, the answer is lost). `status: null` only delays: a per-request latency that leaves the shared knobs
+ * alone.
  */
-export interface Fault {
-  reference: string;
+export type FaultTarget =
+  { reference: string; amount?: undefined } | { amount: number; reference?: undefined };
+
+export type Fault = FaultTarget & {
   operation: 'charge' | 'refund';
   status: number | null;
   mode: 'before' | 'after';
   delayMs: number;
   times: number;
-}
+};
+
+/** Whether a fault is scripted for a request of that reference and amount. */
+const targets = (fault: Fault, reference: string, amount: number): boolean =>
+  fault.reference !== undefined ? fault.reference === reference : fault.amount === amount;
 
 /** Raised to answer a request with a 5xx (injected errors), as a real PSP under trouble would. */
 export class InjectedFailure extends Error {
@@ -113,7 +121,7 @@ export class PspService implements OnApplicationBootstrap, OnApplicationShutdown
   async charge(account: string, key: string, input: ChargeInput): Promise<Idempotent<Charge>> {
     const behaviour = behaviourOf(input.token);
     if (!behaviour) throw new PspRequestError('TOKEN_INVALID', `unknown payment token ${input.token}`);
-    const answer = await this.process(input.reference, 'charge', () =>
+    const answer = await this.process(input.reference, input.amount, 'charge', () =>
       this.store.createCharge(
         account,
         key,
@@ -132,20 +140,25 @@ export class PspService implements OnApplicationBootstrap, OnApplicationShutdown
     key: string,
     input: { charge: string; amount?: number; reason?: string | null },
   ): Promise<Idempotent<Refund>> {
-    const reference = this.store.charges.get(input.charge)?.reference ?? '';
-    return this.process(reference, 'refund', () => this.store.createRefund(account, key, input));
+    const charge = this.store.charges.get(input.charge);
+    return this.process(charge?.reference ?? '', input.amount ?? charge?.amount ?? 0, 'refund', () =>
+      this.store.createRefund(account, key, input),
+    );
   }
 
-  /** Scripts a fault for one reference. */
+  /** Scripts a fault for one reference or amount. */
   addFault(fault: Fault): void {
     this.faults.push({ ...fault });
   }
 
-  /** Removes the faults of a reference. */
-  clearFaults(reference: string): number {
+  /** Removes the faults of a reference or of an amount. */
+  clearFaults(target: FaultTarget): number {
     let removed = 0;
     for (let i = this.faults.length - 1; i >= 0; i--) {
-      if (this.faults[i].reference === reference) {
+      const fault = this.faults[i];
+      if (
+        target.reference !== undefined ? fault.reference === target.reference : fault.amount === target.amount
+      ) {
         this.faults.splice(i, 1);
         removed += 1;
       }
@@ -175,11 +188,12 @@ export class PspService implements OnApplicationBootstrap, OnApplicationShutdown
    */
   private async process<T extends Charge | Refund>(
     reference: string,
+    amount: number,
     operation: Fault['operation'],
     work: () => Idempotent<T>,
   ): Promise<Idempotent<T>> {
     const { latencyMs, jitterMs } = this.knobs;
-    const at = this.faults.findIndex((f) => f.reference === reference && f.operation === operation);
+    const at = this.faults.findIndex((f) => f.operation === operation && targets(f, reference, amount));
     const fault = at >= 0 ? this.faults[at] : undefined;
     // A used-up fault is forgotten: benchmarks script one per request and the list must not grow.
     if (fault && --fault.times === 0) this.faults.splice(at, 1);

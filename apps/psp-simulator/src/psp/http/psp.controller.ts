@@ -15,7 +15,7 @@ import { Response } from 'express';
 import { z } from 'zod';
 import { DomainError } from '@checkout/contracts';
 import { validate } from '@checkout/service-kit';
-import { Fault, InjectedFailure, LostResponse, PspService } from '../psp.service';
+import { Fault, FaultTarget, InjectedFailure, LostResponse, PspService } from '../psp.service';
 import { Idempotent } from '../psp.store';
 
 const IdempotencyKey = z.string().min(1).max(255);
@@ -55,15 +55,24 @@ const KnobsBody = z
     (k) => (k.badSignatureRate ?? 0) + (k.staleTimestampRate ?? 0) <= 1,
     'badSignatureRate + staleTimestampRate must be at most 1',
   );
-const FaultBody = z.object({
-  reference: z.string().min(1).max(128),
-  operation: z.enum(['charge', 'refund']),
-  /** The answer of a failing request; null: the request does not fail, it is only delayed. */
-  status: z.number().int().min(500).max(599).nullable().default(503),
-  mode: z.enum(['before', 'after']).default('before'),
-  delayMs: z.number().int().min(0).max(120_000).default(0),
-  times: z.number().int().min(1).max(100_000).default(1),
-});
+const FaultBody = z
+  .object({
+    reference: z.string().min(1).max(128).optional(),
+    /** Every request of that amount (the caller does not know the reference yet). */
+    amount: z.number().int().positive().max(1e15).optional(),
+    operation: z.enum(['charge', 'refund']),
+    /** The answer of a failing request; null: the request does not fail, it is only delayed. */
+    status: z.number().int().min(500).max(599).nullable().default(503),
+    mode: z.enum(['before', 'after']).default('before'),
+    delayMs: z.number().int().min(0).max(120_000).default(0),
+    times: z.number().int().min(1).max(100_000).default(1),
+  })
+  .refine((f) => (f.reference === undefined) !== (f.amount === undefined), 'give either reference or amount');
+
+const FaultTargetQuery = z.union([
+  z.object({ reference: z.string().min(1), amount: z.undefined() }),
+  z.object({ amount: z.coerce.number().int().positive(), reference: z.undefined() }),
+]);
 
 /** Maps the simulator's own failures (a lost answer, an injected fault) to their answers; anything else is rethrown. */
 function answerFailure(error: unknown, res: Response): never {
@@ -169,13 +178,17 @@ export class PspController {
   @Post('_admin/faults')
   @HttpCode(201)
   addFault(@Body() body: unknown) {
-    const fault: Fault = validate(FaultBody, body);
+    const fault = validate(FaultBody, body) as Fault;
     this.psp.addFault(fault);
     return fault;
   }
 
   @Delete('_admin/faults')
-  clearFaults(@Query('reference') reference: string | undefined) {
-    return { removed: this.psp.clearFaults(validate(z.string().min(1), reference, 'reference')) };
+  clearFaults(
+    @Query('reference') reference: string | undefined,
+    @Query('amount') amount: string | undefined,
+  ) {
+    const target = validate(FaultTargetQuery, { reference, amount }, 'reference or amount') as FaultTarget;
+    return { removed: this.psp.clearFaults(target) };
   }
 }
