@@ -15,7 +15,6 @@ export class AppModule {
           config,
           database: DATABASE,
           openApi: 'saga-tracker',
-          aggregateType: 'saga',
           consumers: { codePrefix: 'SAGA' },
         }),
         SagaModule.register(config),

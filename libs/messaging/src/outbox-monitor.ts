@@ -30,8 +30,12 @@ export interface RetentionPolicy {
 
 export interface OutboxMonitorOptions {
   dataSource: DataSource;
-  /** Replication slot of this database's outbox connector (infra/debezium/*.json `slot.name`). */
-  slotName: string;
+  /**
+   * Replication slot of this database's outbox connector (infra/debezium/*.json `slot.name`). Absent for a
+   * database without an outbox (a consumer-only service such as the saga tracker): no relay gauges, and retention
+   * prunes the inbox only.
+   */
+  slotName?: string;
   registry?: Registry;
   /** The gauges are read from the database when the registry is scraped, at most once per this many ms (5 s). */
   probeMaxAgeMs?: number;
@@ -58,7 +62,7 @@ export class OutboxMonitor {
   constructor(private readonly options: OutboxMonitorOptions) {
     this.logger = options.logger ?? consoleLogger;
     const registers = options.registry ? [options.registry] : undefined;
-    if (registers) {
+    if (registers && options.slotName !== undefined) {
       const scrape = new ScrapeProbe(
         'outbox',
         () => this.probe(),
@@ -84,17 +88,19 @@ export class OutboxMonitor {
         registers,
         collect,
       });
+    }
+    if (registers)
       this.pruned = new Counter({
         name: 'messaging_rows_pruned_total',
         help: 'Outbox rows (confirmed by the relay) and inbox rows deleted by retention',
         labelNames: ['table'],
         registers,
       });
-    }
   }
 
   /** Reads the relay's position and the outbox behind it, and updates the gauges. */
   async probe(): Promise<OutboxProbe> {
+    if (this.options.slotName === undefined) throw new Error('this database has no outbox to probe');
     const [row] = await this.options.dataSource.query(
       `WITH slot AS (${SLOT})
        SELECT EXISTS (SELECT 1 FROM slot)                                   AS slot_present,
@@ -118,15 +124,18 @@ export class OutboxMonitor {
   /** Deletes confirmed outbox rows and old inbox rows past their retention; returns how many of each. */
   async prune(): Promise<{ outbox: number; inbox: number }> {
     const { outboxMs, inboxMs } = this.options.retention;
-    const outbox = await this.deleteInBatches(
-      'outbox',
-      `DELETE FROM outbox WHERE id IN (
+    const outbox =
+      this.options.slotName === undefined
+        ? 0
+        : await this.deleteInBatches(
+            'outbox',
+            `DELETE FROM outbox WHERE id IN (
          SELECT id FROM outbox
           WHERE occurred_at < now() - make_interval(secs => $2 / 1000.0)
             AND written_lsn < (${SLOT})
           ORDER BY occurred_at LIMIT $3)`,
-      [this.options.slotName, outboxMs],
-    );
+            [this.options.slotName, outboxMs],
+          );
     const inbox = await this.deleteInBatches(
       'inbox',
       `DELETE FROM inbox WHERE (consumer, event_id) IN (

@@ -108,6 +108,40 @@ describe('outbox monitor: unconfirmed events, relay slot, retention', () => {
   });
 });
 
+describe('outbox monitor of a consumer-only database (no outbox, no slot)', () => {
+  let scratch: Awaited<ReturnType<typeof scratchDatabase>>;
+
+  beforeAll(async () => {
+    scratch = await scratchDatabase('inbox_only', MESSAGING_MIGRATIONS);
+    await scratch.dataSource.query(`DROP TABLE outbox`);
+  });
+
+  afterAll(async () => {
+    await scratch.drop();
+  });
+
+  it('retention prunes the inbox and never touches the missing outbox; no relay gauges are registered', async () => {
+    const registry = new Registry();
+    const monitor = new OutboxMonitor({
+      dataSource: scratch.dataSource,
+      registry,
+      logger: quiet,
+      retention: { outboxMs: 0, inboxMs: 3_600_000, batchSize: 2, maxBatches: 10 },
+    });
+    await scratch.dataSource.query(
+      `INSERT INTO inbox (consumer, event_id, type, tenant_id, saga_id, processed_at)
+       VALUES ('c', $1, 'order.created', 'acme', $3, now() - interval '2 hours'),
+              ('c', $2, 'order.created', 'acme', $3, now())`,
+      [randomUUID(), randomUUID(), randomUUID()],
+    );
+    assert.deepEqual(await monitor.prune(), { outbox: 0, inbox: 1 });
+    const metrics = await registry.metrics();
+    assert.doesNotMatch(metrics, /outbox_/);
+    assert.match(metrics, /messaging_rows_pruned_total\{table="inbox"\} 1/);
+    await assert.rejects(monitor.probe(), /no outbox/);
+  });
+});
+
 describe('consumer lag monitor: lag per topic and dead-letter depth, from the broker', () => {
   const config = loadStackConfig();
   const topic = `lag-monitor-${randomBytes(4).toString('hex')}`;

@@ -5,11 +5,11 @@ import { Registry } from 'prom-client';
 import { OutboxMonitor } from '@checkout/messaging';
 import { BaseConfig, messagingSettings } from './config';
 import { PeriodicTask } from './periodic';
-import { METRICS_REGISTRY, SERVICE_CONFIG } from './tokens';
+import { HAS_OUTBOX, METRICS_REGISTRY, SERVICE_CONFIG } from './tokens';
 
 /**
- * The outbox gauges (read from the database when /metrics is scraped) and messaging retention, for a service that
- * publishes through an outbox.
+ * Messaging retention (inbox rows, and relay-confirmed outbox rows) for a service with a database that publishes
+ * or consumes; the outbox gauges (read from the database when /metrics is scraped) only for one that publishes.
  */
 @Injectable()
 export class OutboxMonitorHost implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -19,6 +19,7 @@ export class OutboxMonitorHost implements OnApplicationBootstrap, OnApplicationS
   constructor(
     @Inject(SERVICE_CONFIG) config: BaseConfig,
     @Inject(METRICS_REGISTRY) registry: Registry,
+    @Inject(HAS_OUTBOX) hasOutbox: boolean,
     dataSource: DataSource,
     logger: PinoLogger,
   ) {
@@ -27,7 +28,7 @@ export class OutboxMonitorHost implements OnApplicationBootstrap, OnApplicationS
     const settings = messagingSettings(config);
     this.monitor = new OutboxMonitor({
       dataSource,
-      slotName: settings.slotName,
+      slotName: hasOutbox ? settings.slotName : undefined,
       registry,
       probeMaxAgeMs: settings.probeIntervalMs,
       logger: log,

@@ -18,7 +18,7 @@ import { OPENAPI_SERVICE, OpenApiController } from './openapi.controller';
 import { OutboxMonitorHost } from './outbox-monitor.host';
 import { TracingShutdown } from './tracing.shutdown';
 import { PspCredentialRegistry, TenantGuard, TenantRegistry } from './tenancy';
-import { HAS_DATABASE, METRICS_REGISTRY, OUTBOX_WRITER, SERVICE_CONFIG } from './tokens';
+import { HAS_DATABASE, HAS_OUTBOX, METRICS_REGISTRY, OUTBOX_WRITER, SERVICE_CONFIG } from './tokens';
 
 /** What a service tells the kit about itself. */
 export interface ServiceKitOptions {
@@ -30,7 +30,7 @@ export interface ServiceKitOptions {
   };
   /**
    * The aggregate type written to outbox rows (e.g. `order`). Given, the service publishes through an outbox:
-   * its relay gauges and messaging retention run too.
+   * its relay gauges and outbox retention run too (a consumer's inbox retention runs either way).
    */
   aggregateType?: string;
   /**
@@ -97,6 +97,7 @@ export class ServiceKitModule {
       { provide: SERVICE_CONFIG, useValue: options.config },
       { provide: METRICS_REGISTRY, useValue: registry },
       { provide: HAS_DATABASE, useValue: options.database !== undefined },
+      { provide: HAS_OUTBOX, useValue: options.aggregateType !== undefined },
       {
         provide: OUTBOX_WRITER,
         useValue: new OutboxWriter(options.aggregateType ?? options.config.SERVICE_NAME, activeTraceparent),
@@ -141,7 +142,7 @@ export class ServiceKitModule {
       const url = options.config.DATABASE_URL;
       if (!url) throw new Error('DATABASE_URL is required');
       imports.push(TypeOrmModule.forRoot(dataSourceOptions(url, options.database, options.config)));
-      if (options.aggregateType) providers.push(OutboxMonitorHost);
+      if (options.aggregateType || options.consumers) providers.push(OutboxMonitorHost);
     } else if (options.consumers) throw new Error('consumers need the service database (inbox)');
     providers.push(consumerTransportProvider(options.consumers));
     const controllers: NonNullable<DynamicModule['controllers']> = [HealthController, MetricsController];
