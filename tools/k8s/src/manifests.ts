@@ -852,6 +852,9 @@ export function connectObject(defs: ConnectorDefinition[]): K8sObject {
         'offset.storage.replication.factor': -1,
         'status.storage.replication.factor': -1,
         'offset.flush.interval.ms': 1000,
+        // The worker's config, offset and status consumers hold an empty fetch 10 s (not 0.5 s): an idle worker
+        // stops sending the broker six fetches a second; a new record still answers at once.
+        'fetch.max.wait.ms': 10000,
         'scheduled.rebalance.max.delay.ms': 0,
         'key.converter': 'org.apache.kafka.connect.storage.StringConverter',
         'value.converter': 'org.apache.kafka.connect.storage.StringConverter',
