@@ -86,7 +86,7 @@ describe('vouchers with limited redemptions (order service over HTTP)', () => {
     const r = await checkout(checkoutBody(sku, { voucherCode: code }));
     assert.equal(r.status, 202);
     assert.equal(await redeemed(code), 1);
-    // Before the 1,100 below, so inventory's verdict does not queue behind their order.created.
+    // Before the 440 below, so inventory's verdict does not queue behind their order.created.
     const verdict = await waitFor(
       'inventory to react to the order',
       async () => {
@@ -99,14 +99,16 @@ describe('vouchers with limited redemptions (order service over HTTP)', () => {
     assert.equal(await redeemed(code), 0);
   });
 
-  it('given 1,000 redemptions and 1,100 concurrent checkouts, redeems exactly 1,000', async () => {
+  // 100 clients at once over the voucher's 16 slot rows: the contention is the concurrency, not the total (the
+  // spec ran 1,000 of 1,100 before, 52 s of the suite for the same property).
+  it('given 400 redemptions and 440 concurrent checkouts, redeems exactly 400', async () => {
     const sku = uniqueSku('VHOT');
     await priceSku(sku);
-    await stockSku(sku, 2_000);
-    const code = await newVoucher(1_000);
+    await stockSku(sku, 1_000);
+    const code = await newVoucher(400);
     const started = Date.now();
     // Each buyer is a storefront that follows the contract: a retryable answer is retried with its key.
-    const results = await pool(Array.from({ length: 1_100 }), 100, () =>
+    const results = await pool(Array.from({ length: 440 }), 100, () =>
       checkoutAsClient(checkoutBody(sku, { voucherCode: code })),
     );
     const ms = Date.now() - started;
@@ -121,14 +123,14 @@ describe('vouchers with limited redemptions (order service over HTTP)', () => {
           .map((a) => `${a.status} ${a.text}`),
       ),
     ].slice(0, 3)}`;
-    assert.equal(accepted, 1_000, seen);
-    assert.equal(exhausted, 100, seen);
-    assert.equal(await redeemed(code), 1_000);
+    assert.equal(accepted, 400, seen);
+    assert.equal(exhausted, 40, seen);
+    assert.equal(await redeemed(code), 400);
     const [rows] = await db.query(
       `SELECT count(*) AS n FROM voucher_redemptions WHERE code = $1 AND returned_at IS NULL`,
       [code],
     );
-    assert.equal(Number(rows.n), 1_000);
-    console.log(`1,100 voucher checkouts in ${ms} ms (${Math.round(1_100_000 / ms)}/s); ${seen}`);
+    assert.equal(Number(rows.n), 400);
+    console.log(`440 voucher checkouts in ${ms} ms (${Math.round(440_000 / ms)}/s); ${seen}`);
   });
 });
