@@ -48,6 +48,37 @@ describe('checkout input, prices and tenancy (order service over HTTP)', () => {
     assert.equal(confirmed.status, 202, 'the same key may be used again once the shopper confirmed');
   });
 
+  it('refuses a price above the bound with 422 PRICE_OUT_OF_RANGE and keeps the old price', async () => {
+    const s = uniqueSku('BIG');
+    await priceSku(s, 45_000);
+    // Just above the bound, and 2^53 - 1 (the largest integer JSON can carry exactly): both 422, neither stored.
+    for (const unitPrice of [1_000_000_000_001, Number.MAX_SAFE_INTEGER]) {
+      const r = await call('PUT', `/v1/admin/prices/${s}`, { body: { unitPrice, currency: 'VND' } });
+      assert.equal(r.status, 422, r.text);
+      assert.equal(r.json.error, 'PRICE_OUT_OF_RANGE');
+      assert.equal(r.json.maxUnitPrice, 1_000_000_000_000);
+    }
+    const [row] = await db.query(`SELECT unit_price FROM prices WHERE tenant_id = 'acme' AND sku = $1`, [s]);
+    assert.equal(Number(row.unit_price), 45_000);
+    // The bound itself is a price; an order of 1,001 units at it is one unit above the order total's bound:
+    // 422 ORDER_TOTAL_TOO_LARGE (exact integer arithmetic, never a float overflow and a 500), and no order.
+    const t = uniqueSku('BIG');
+    for (const one of [s, t]) await priceSku(one, 1_000_000_000_000);
+    const body = {
+      ...checkoutBody(s),
+      lines: [
+        { sku: s, quantity: 1000, unitPrice: 1_000_000_000_000 },
+        { sku: t, quantity: 1, unitPrice: 1_000_000_000_000 },
+      ],
+    };
+    const key = randomUUID();
+    const tooLarge = await checkout(body, key);
+    assert.equal(tooLarge.status, 422, tooLarge.text);
+    assert.equal(tooLarge.json.error, 'ORDER_TOTAL_TOO_LARGE');
+    assert.equal(tooLarge.json.maxTotal, 1_000_000_000_000_000);
+    await nothingWritten(body.customerId, key);
+  });
+
   it('snapshots the server price into the order lines even when the shopper sent none', async () => {
     const body = { ...checkoutBody(sku), lines: [{ sku, quantity: 3 }] };
     const r = await checkout(body);

@@ -127,11 +127,13 @@ describe('order saga reactions (handlers on a scratch order database): given eve
       paidAt: '2026-12-02T12:00:00.000Z',
     });
     assert.ok(gateCalls.includes('settle:h-paid'));
-    const history = await orders.history(db, id);
+    const history = await orders.history(db, tenantId, id);
     assert.deepEqual(
       history.map((h) => h.to),
       ['PENDING', 'AWAITING_PAYMENT', 'PAID'],
     );
+    // Child rows are read tenant-scoped too, not only through the tenant-checked parent.
+    assert.deepEqual(await orders.history(db, 'globex', id), []);
   });
 
   it('given committed before succeeded before reserved (out of order), still PAID once, and never backwards', async () => {
@@ -177,7 +179,7 @@ describe('order saga reactions (handlers on a scratch order database): given eve
     await deliver(succeeded(id));
     assert.equal((await status(id)).status, 'PAID');
     assert.equal((await published(id)).filter((e) => e.type === 'order.paid').length, 1);
-    assert.equal((await orders.history(db, id)).length, 3);
+    assert.equal((await orders.history(db, tenantId, id)).length, 3);
   });
 
   it('given payment.failed: CANCELLED, order.cancelled(payment_failed), voucher and gate units back; a late success does not revive it', async () => {

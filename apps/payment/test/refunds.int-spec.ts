@@ -11,6 +11,7 @@ import {
   PSP,
   ledger,
   paymentIn,
+  payments,
   publish,
   reserve,
   sign,
@@ -83,6 +84,18 @@ describe('payment: the seed trace, refunds and the orphan sweep', () => {
     await reader.waitFor((m) => m.topic === 'payment.refunded' && m.key === orderId);
     assert.equal((await ledger(orderId)).refunds.length, 1);
     assert.equal((await ledger(orderId)).charges.length, 1);
+
+    // Another tenant sees none of it, and a child row under another tenant never joins this tenant's view.
+    assert.deepEqual(await payments(orderId, 'globex-dev-key'), []);
+    await db.payment.query(
+      `INSERT INTO payment_transition (payment_id, tenant_id, from_state, to_state, source)
+       VALUES ($1, 'globex', 'refunded', 'failed', 'response')`,
+      [refunded.paymentId],
+    );
+    assert.deepEqual(
+      (await payments(orderId)).flatMap((p) => p.history.map((h) => h.to)),
+      ['created', 'pending', 'unknown', 'succeeded', 'refunded'],
+    );
   });
 
   it('money that arrives for an order cancelled while unknown is refunded, once', async () => {

@@ -200,8 +200,8 @@ export class OrderRepository {
       discount: string;
       line_total: string;
     }[] = await db.query(
-      `SELECT sku, quantity, unit_price, discount, line_total FROM order_lines WHERE order_id = $1 ORDER BY line_no`,
-      [orderId],
+      `SELECT sku, quantity, unit_price, discount, line_total FROM order_lines WHERE order_id = $1 AND tenant_id = $2 ORDER BY line_no`,
+      [orderId, tenantId],
     );
     return {
       id: o.id,
@@ -230,8 +230,8 @@ export class OrderRepository {
     };
   }
 
-  /** The order's status changes, oldest first. */
-  async history(db: Sql, orderId: string): Promise<HistoryEntry[]> {
+  /** The order's status changes, oldest first, tenant-scoped. */
+  async history(db: Sql, tenantId: string, orderId: string): Promise<HistoryEntry[]> {
     const rows: {
       from_status: OrderStatus | null;
       to_status: OrderStatus;
@@ -239,8 +239,8 @@ export class OrderRepository {
       event_id: string | null;
       at: Date;
     }[] = await db.query(
-      `SELECT from_status, to_status, cause, event_id, at FROM order_history WHERE order_id = $1 ORDER BY id`,
-      [orderId],
+      `SELECT from_status, to_status, cause, event_id, at FROM order_history WHERE order_id = $1 AND tenant_id = $2 ORDER BY id`,
+      [orderId, tenantId],
     );
     return rows.map((r) => ({
       from: r.from_status,

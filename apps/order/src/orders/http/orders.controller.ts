@@ -22,7 +22,7 @@ export class OrdersController {
     if (!OrderId.safeParse(orderId).success) throw new OrderNotFound(orderId);
     const order = await this.orders.find(this.dataSource, tenant.id, orderId);
     if (!order) throw new OrderNotFound(orderId);
-    const history = await this.orders.history(this.dataSource, orderId);
+    const history = await this.orders.history(this.dataSource, tenant.id, orderId);
     return {
       orderId: order.id,
       status: order.status,

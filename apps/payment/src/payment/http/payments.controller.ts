@@ -10,7 +10,13 @@ import {
   RefundsView,
 } from '@checkout/contracts';
 import { CurrentTenant, Tenant, TenantGuard, validate } from '@checkout/service-kit';
-import { PaymentRow, RefundRow, updateReturning } from '../database/payment.repository';
+import {
+  findOrderPayments,
+  listOrphanCharges,
+  listRefunds,
+  requeueRefund,
+} from '../database/payment-read.repository';
+import { RefundRow } from '../database/payment.repository';
 import { RefundNotParked } from '../domain/payment.errors';
 import { REFUND_ALLOWED_FROM } from '../domain/refund-state';
 
@@ -40,28 +46,7 @@ export class PaymentsController {
   @Get()
   async byOrder(@CurrentTenant() tenant: Tenant, @Query() query: unknown): Promise<PaymentsView> {
     const { orderId } = validate(PaymentsQuery, query, 'query');
-    const payments: PaymentRow[] = await this.dataSource.query(
-      `SELECT * FROM payment_attempt WHERE tenant_id = $1 AND order_id = $2 ORDER BY created_at`,
-      [tenant.id, orderId],
-    );
-    const ids = payments.map((p) => p.id);
-    const history: {
-      payment_id: string;
-      from_state: string;
-      to_state: string;
-      source: string;
-      psp_event_id: string | null;
-      detail: string | null;
-      created_at: Date;
-    }[] = ids.length
-      ? await this.dataSource.query(
-          `SELECT * FROM payment_transition WHERE payment_id = ANY($1::uuid[]) ORDER BY id`,
-          [ids],
-        )
-      : [];
-    const refunds: RefundRow[] = ids.length
-      ? await this.dataSource.query(`SELECT * FROM refund WHERE payment_id = ANY($1::uuid[])`, [ids])
-      : [];
+    const { payments, history, refunds } = await findOrderPayments(this.dataSource, tenant.id, orderId);
     return {
       orderId,
       payments: payments.map((p) => ({
@@ -96,10 +81,7 @@ export class PaymentsController {
   @Get('refunds')
   async refunds(@CurrentTenant() tenant: Tenant, @Query() query: unknown): Promise<RefundsView> {
     const { state } = validate(RefundsQuery, query, 'query');
-    const rows: RefundRow[] = await this.dataSource.query(
-      `SELECT * FROM refund WHERE tenant_id = $1 AND ($2::text IS NULL OR state = $2) ORDER BY created_at DESC LIMIT 500`,
-      [tenant.id, state ?? null],
-    );
+    const rows = await listRefunds(this.dataSource, tenant.id, state ?? null);
     return { refunds: rows.map(refundView) };
   }
 
@@ -111,30 +93,15 @@ export class PaymentsController {
     @Param('refundId') refundId: string,
   ): Promise<RefundView> {
     const id = validate(RefundIdParam.shape.refundId, refundId, 'refundId');
-    const rows = await updateReturning<RefundRow>(
-      this.dataSource,
-      `UPDATE refund SET state = 'pending', attempts = 0, next_attempt_at = now(), updated_at = now()
-        WHERE id = $1 AND tenant_id = $2 AND state = ANY($3::text[]) RETURNING *`,
-      [id, tenant.id, REFUND_ALLOWED_FROM.pending],
-    );
-    if (rows.length === 0) throw new RefundNotParked();
-    return refundView(rows[0]);
+    const refund = await requeueRefund(this.dataSource, tenant.id, id, REFUND_ALLOWED_FROM.pending);
+    if (!refund) throw new RefundNotParked();
+    return refundView(refund);
   }
 
   /** Captured PSP charges that had no succeeded payment of ours, as the orphan sweep found them. */
   @Get('orphan-charges')
   async orphans(@CurrentTenant() tenant: Tenant): Promise<OrphanChargesView> {
-    const rows: {
-      psp_charge_id: string;
-      reference: string;
-      amount: string;
-      currency: string;
-      action: string;
-      detected_at: Date;
-    }[] = await this.dataSource.query(
-      `SELECT * FROM orphan_charge WHERE tenant_id = $1 ORDER BY detected_at DESC LIMIT 500`,
-      [tenant.id],
-    );
+    const rows = await listOrphanCharges(this.dataSource, tenant.id);
     return {
       orphanCharges: rows.map((r) => ({
         pspChargeId: r.psp_charge_id,
