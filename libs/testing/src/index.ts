@@ -5,3 +5,4 @@ export { waitFor, loadStackConfig } from '@checkout/local-stack';
 export * from './conservation';
 export * from './golden';
 export * from './saga-harness';
+export * from './service-process';
