@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
@@ -22,16 +21,8 @@ import {
 import { createKafka } from '@checkout/messaging';
 import { kafkaClientOptions } from '@checkout/service-kit';
 import { StockGate, redisAuthOf } from '@checkout/stock-gate';
+import { freePort } from '@checkout/testing';
 import { OrderConfig, loadOrderConfig } from '../src/config/order.config';
-
-/** A port nobody listens on right now (the OS picks it), for this spec's own broker and Redis. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 /** Runs fn with console.error captured (kafkajs errors go there through createKafka's log creator). */
 async function capturingErrors<T>(fn: () => Promise<T>): Promise<{ result: T | Error; logged: string }> {
