@@ -13,6 +13,7 @@ import {
   serviceEnv,
   signalGroup,
   stackAuth,
+  stackTls,
   startKafka,
   startRedis,
   stopKafka,
@@ -36,7 +37,7 @@ async function capturingErrors<T>(fn: () => Promise<T>): Promise<{ result: T | E
   }
 }
 
-describe('Kafka SASL/SCRAM and Redis requirepass (the local stack with STACK_KAFKA_SASL=true)', () => {
+describe('Kafka SASL/SCRAM over TLS and Redis requirepass (the local stack with STACK_KAFKA_SASL=true and STACK_KAFKA_TLS=true)', () => {
   let config: StackConfig;
   let order: OrderConfig;
   const killLeftovers = () => {
@@ -60,6 +61,7 @@ describe('Kafka SASL/SCRAM and Redis requirepass (the local stack with STACK_KAF
       kafka: { port: kafkaPort, controllerPort, bootstrap: `127.0.0.1:${kafkaPort}` },
       redis: { port: redisPort, url: `redis://127.0.0.1:${redisPort}` },
       auth: stackAuth({ STACK_KAFKA_SASL: 'true', STACK_KAFKA_SASL_PASSWORD: `pw-${randomUUID()}` }),
+      tls: stackTls(dir, { STACK_KAFKA_TLS: 'true' }),
     };
     process.once('exit', killLeftovers);
     try {
@@ -83,6 +85,11 @@ describe('Kafka SASL/SCRAM and Redis requirepass (the local stack with STACK_KAF
   it('given the credentials in the service config, a client creates a topic and produces to it', async () => {
     const { brokers, security } = kafkaClientOptions(order);
     assert.equal(security.sasl?.mechanism, 'scram-sha-512');
+    assert.deepEqual(
+      security.ssl,
+      { ca: [readFileSync(config.tls!.caFile, 'utf8')] },
+      'trusts the stack CA only',
+    );
     const kafka = createKafka(brokers, 'credentials-spec', security);
     const admin = kafka.admin();
     const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
@@ -100,8 +107,8 @@ describe('Kafka SASL/SCRAM and Redis requirepass (the local stack with STACK_KAF
     }
   });
 
-  it('refuses a client without credentials', async () => {
-    // Plain kafkajs without SASL and without retries: the broker closes the connection at the first request.
+  it('refuses a client without credentials, and one that does not trust the broker certificate', async () => {
+    // Plain kafkajs without TLS or SASL and without retries: the TLS listener never answers a plaintext request.
     const anonymous = new Kafka({
       clientId: 'anonymous',
       brokers: [config.kafka.bootstrap],
@@ -113,12 +120,30 @@ describe('Kafka SASL/SCRAM and Redis requirepass (the local stack with STACK_KAF
       await anonymous.listTopics();
     });
     await anonymous.disconnect();
+    // The right password over TLS, but trusting only the system's CAs: the handshake fails before any login.
+    const { brokers, security } = kafkaClientOptions(order);
+    const untrusting = new Kafka({
+      clientId: 'untrusting',
+      brokers,
+      ...security,
+      ssl: true,
+      logLevel: logLevel.NOTHING,
+      retry: { retries: 0 },
+    }).admin();
+    const { result } = await capturingErrors(() => untrusting.connect());
+    await untrusting.disconnect();
+    assert.ok(result instanceof Error, 'connect must fail');
+    assert.match(
+      `${result.message} ${String((result as { cause?: unknown }).cause ?? '')}`,
+      /certificate|self.signed/i,
+    );
   });
 
   it('refuses a wrong password with an authentication error, and logs neither password', async () => {
     const { brokers, security } = kafkaClientOptions(order);
     const wrong = `wrong-${randomUUID()}`;
     const admin = createKafka(brokers, 'wrong-password', {
+      ssl: security.ssl,
       sasl: { mechanism: 'scram-sha-512', username: order.KAFKA_SASL_USERNAME!, password: wrong },
     }).admin();
     const { result, logged } = await capturingErrors(() => admin.connect());

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { StackAuth, stackAuth } from './sasl';
+import { StackTls, stackTls } from './tls';
 import { SERVICES } from './topology';
 
 /**
@@ -54,6 +55,8 @@ export interface StackConfig {
   cdc: { user: string; password: string };
   /** Kafka SASL and Redis requirepass (`STACK_KAFKA_SASL=true`); undefined: no authentication. */
   auth?: StackAuth;
+  /** TLS on the broker's client listener (`STACK_KAFKA_TLS=true`); undefined: plaintext. */
+  tls?: StackTls;
 }
 
 export function loadStackConfig(): StackConfig {
@@ -85,6 +88,7 @@ export function loadStackConfig(): StackConfig {
     devDbPassword: process.env.DEV_DB_PASSWORD ?? 'dev-password',
     cdc: { user: 'debezium', password: process.env.CDC_DB_PASSWORD ?? 'debezium-dev' },
     auth: stackAuth(),
+    tls: stackTls(dir),
   };
 }
 

@@ -6,7 +6,7 @@ import { jvmArgs } from './kafka';
 import { partState } from './parts';
 import { javaCommand } from './prerequisites';
 import { startDetached, stopManaged, waitHealthy } from './processes';
-import { clientAuthEnv, connectSaslProperties } from './sasl';
+import { clientAuthEnv, connectClientProperties } from './sasl';
 import { CONNECTOR_DIR, ConnectorDefinition } from './connectors';
 import { OUTBOX_SERVICES, dbEnvPrefix } from './topology';
 import { waitFor } from './wait';
@@ -49,7 +49,7 @@ export function workerProperties(config: StackConfig, pluginPath: string): strin
     // Connector JSON says ${env:ORDER_DB_HOST}; the worker resolves it from its own environment.
     'config.providers=env',
     'config.providers.env.class=org.apache.kafka.common.config.provider.EnvVarConfigProvider',
-    ...connectSaslProperties(config.auth),
+    ...connectClientProperties(config.auth, config.tls),
     '',
   ].join('\n');
 }
@@ -59,7 +59,7 @@ export function connectEnv(config: StackConfig): Record<string, string> {
   const env: Record<string, string> = {
     CDC_DB_USER: config.cdc.user,
     CDC_DB_PASSWORD: config.cdc.password,
-    ...clientAuthEnv(config.auth),
+    ...clientAuthEnv(config.auth, config.tls),
   };
   for (const svc of OUTBOX_SERVICES) {
     const prefix = dbEnvPrefix(svc.name);

@@ -13,3 +13,4 @@ export * from './ownership';
 export * from './parts';
 export * from './prerequisites';
 export * from './sasl';
+export * from './tls';

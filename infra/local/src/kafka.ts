@@ -14,8 +14,9 @@ import {
   brokerSaslProperties,
   formatScramArgs,
   markScramUsers,
-  stackSasl,
+  stackClientSecurity,
 } from './sasl';
+import { brokerTlsProperties, ensureBrokerCertificates } from './tls';
 import { waitFor } from './wait';
 
 const LOG4J2 = `status = warn
@@ -52,7 +53,7 @@ export function jvmArgs(config: StackConfig, heap: string): string[] {
 /** Single-node KRaft settings (combined broker and controller, replication factor 1 everywhere). */
 export function serverProperties(config: StackConfig, logDirs: string): string {
   const { port, controllerPort } = config.kafka;
-  const listener = brokerListener(config.auth);
+  const listener = brokerListener(config.auth, config.tls);
   return [
     'process.roles=broker,controller',
     'node.id=1',
@@ -62,7 +63,8 @@ export function serverProperties(config: StackConfig, logDirs: string): string {
     'controller.listener.names=CONTROLLER',
     `inter.broker.listener.name=${listener}`,
     `listener.security.protocol.map=${listener}:${listener},CONTROLLER:PLAINTEXT`,
-    ...brokerSaslProperties(config.auth),
+    ...brokerSaslProperties(config.auth, listener),
+    ...brokerTlsProperties(config.tls),
     `log.dirs=${logDirs}`,
     'num.partitions=3',
     'default.replication.factor=1',
@@ -89,7 +91,7 @@ export function stackKafka(config: StackConfig, clientId = 'local-stack'): Kafka
     brokers: [config.kafka.bootstrap],
     logLevel: logLevel.NOTHING,
     retry: { retries: 3 },
-    ...stackSasl(config.auth),
+    ...stackClientSecurity(config.auth, config.tls),
   });
 }
 
@@ -143,6 +145,7 @@ export async function startKafka(
   }
   const props = join(dir, 'server.properties');
   mkdirSync(data, { recursive: true });
+  if (config.tls) ensureBrokerCertificates(config.tls);
   writeFileSync(props, serverProperties(config, data));
   const jvm = jvmArgs(config, '512m');
   if (!formattedClusterId(data)) {

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SASLOptions } from 'kafkajs';
+import { StackTls } from './tls';
 
 /**
  * The local stack's credentials when it runs with `STACK_KAFKA_SASL=true`: the broker's client listener
@@ -32,19 +33,19 @@ export function stackAuth(env: NodeJS.ProcessEnv = process.env): StackAuth | und
 }
 
 /** The name (and security protocol) of the broker's client listener. */
-export const brokerListener = (auth: StackAuth | undefined): string =>
-  auth ? 'SASL_PLAINTEXT' : 'PLAINTEXT';
+export const brokerListener = (auth: StackAuth | undefined, tls: StackTls | undefined): string =>
+  `${auth ? 'SASL_' : ''}${tls ? 'SSL' : 'PLAINTEXT'}`;
 
 const scramLogin = (user: { username: string; password: string }) =>
   `org.apache.kafka.common.security.scram.ScramLoginModule required username="${user.username}" password="${user.password}";`;
 
-/** Broker properties of the SASL listener (none without auth). */
-export function brokerSaslProperties(auth: StackAuth | undefined): string[] {
+/** Broker properties of the SASL listener named `listener` (none without auth). */
+export function brokerSaslProperties(auth: StackAuth | undefined, listener: string): string[] {
   if (!auth) return [];
   return [
     `sasl.enabled.mechanisms=${STACK_SASL_MECHANISM}`,
     `sasl.mechanism.inter.broker.protocol=${STACK_SASL_MECHANISM}`,
-    `listener.name.sasl_plaintext.${STACK_SASL_MECHANISM.toLowerCase()}.sasl.jaas.config=${scramLogin(auth.brokerUser)}`,
+    `listener.name.${listener.toLowerCase()}.${STACK_SASL_MECHANISM.toLowerCase()}.sasl.jaas.config=${scramLogin(auth.brokerUser)}`,
   ];
 }
 
@@ -81,35 +82,48 @@ export function assertScramUsers(dataDir: string, auth: StackAuth | undefined): 
 }
 
 /**
- * Kafka Connect's client settings on a SASL broker: the worker's own clients (group membership, config,
- * offset and status topics), its source tasks' producers, sink consumers and admin clients each take their
- * own prefixed copy. The password is resolved from the worker's environment (`KAFKA_SASL_PASSWORD`), so the
- * properties file holds none.
+ * Kafka Connect's client settings on a SASL and/or TLS broker: the worker's own clients (group membership,
+ * config, offset and status topics), its source tasks' producers, sink consumers and admin clients each take
+ * their own prefixed copy. The password is resolved from the worker's environment (`KAFKA_SASL_PASSWORD`), so
+ * the properties file holds none; the CA is the stack's PEM file.
  */
-export function connectSaslProperties(auth: StackAuth | undefined): string[] {
-  if (!auth) return [];
-  const client = [
-    'security.protocol=SASL_PLAINTEXT',
-    `sasl.mechanism=${STACK_SASL_MECHANISM}`,
-    'sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required ' +
-      'username="${env:KAFKA_SASL_USERNAME}" password="${env:KAFKA_SASL_PASSWORD}";',
-  ];
+export function connectClientProperties(auth: StackAuth | undefined, tls: StackTls | undefined): string[] {
+  if (!auth && !tls) return [];
+  const client = [`security.protocol=${brokerListener(auth, tls)}`];
+  if (auth)
+    client.push(
+      `sasl.mechanism=${STACK_SASL_MECHANISM}`,
+      'sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required ' +
+        'username="${env:KAFKA_SASL_USERNAME}" password="${env:KAFKA_SASL_PASSWORD}";',
+    );
+  if (tls) client.push('ssl.truststore.type=PEM', `ssl.truststore.location=${tls.caFile}`);
   return ['', 'producer.', 'consumer.', 'admin.'].flatMap((prefix) => client.map((line) => prefix + line));
 }
 
-/** The variables a service (or Connect) reads its Kafka and Redis credentials from. */
-export function clientAuthEnv(auth: StackAuth | undefined): Record<string, string> {
-  if (!auth) return {};
-  return {
-    KAFKA_SASL_MECHANISM: STACK_SASL_MECHANISM.toLowerCase(),
-    KAFKA_SASL_USERNAME: auth.kafkaUser.username,
-    KAFKA_SASL_PASSWORD: auth.kafkaUser.password,
-    REDIS_PASSWORD: auth.redisPassword,
-  };
+/** The variables a service (or Connect) reads its Kafka and Redis credentials and Kafka CA from. */
+export function clientAuthEnv(
+  auth: StackAuth | undefined,
+  tls: StackTls | undefined,
+): Record<string, string> {
+  const env: Record<string, string> = {};
+  if (auth)
+    Object.assign(env, {
+      KAFKA_SASL_MECHANISM: STACK_SASL_MECHANISM.toLowerCase(),
+      KAFKA_SASL_USERNAME: auth.kafkaUser.username,
+      KAFKA_SASL_PASSWORD: auth.kafkaUser.password,
+      REDIS_PASSWORD: auth.redisPassword,
+    });
+  if (tls) Object.assign(env, { KAFKA_SSL: 'true', KAFKA_SSL_CA_FILE: tls.caFile });
+  return env;
 }
 
-/** The kafkajs SASL options of the stack's user (test helpers, benches, the demo, `up` itself). */
-export function stackSasl(auth: StackAuth | undefined): { sasl?: SASLOptions } {
-  if (!auth) return {};
-  return { sasl: { mechanism: 'scram-sha-512', ...auth.kafkaUser } };
+/** The kafkajs SASL and TLS options of the stack's user (test helpers, benches, the demo, `up` itself). */
+export function stackClientSecurity(
+  auth: StackAuth | undefined,
+  tls: StackTls | undefined,
+): { sasl?: SASLOptions; ssl?: { ca: string[] } } {
+  return {
+    ...(auth ? { sasl: { mechanism: 'scram-sha-512', ...auth.kafkaUser } } : {}),
+    ...(tls ? { ssl: { ca: [readFileSync(tls.caFile, 'utf8')] } } : {}),
+  };
 }

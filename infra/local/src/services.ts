@@ -81,7 +81,7 @@ export function serviceEnv(config: StackConfig, name: string): Record<string, st
     SAGA_STUCK_SWEEP_INTERVAL_MS: '5000',
   };
   if (spec.database) env.DATABASE_URL = databaseUrl(config, spec.database);
-  return { ...env, ...clientAuthEnv(config.auth) };
+  return { ...env, ...clientAuthEnv(config.auth, config.tls) };
 }
 
 /** Whether a service answers its readiness probe (on its internal port). */
