@@ -52,13 +52,23 @@ describe('Kafka SASL/SCRAM over TLS and Redis requirepass (the local stack with 
     const stack = loadStackConfig();
     const jars = ensureJars(stack, () => undefined);
     const dir = mkdtempSync(join(tmpdir(), 'credentials-spec-'));
-    const [kafkaPort, controllerPort, redisPort] = [await freePort(), await freePort(), await freePort()];
+    const [kafkaPort, controllerPort, linkPort, redisPort] = [
+      await freePort(),
+      await freePort(),
+      await freePort(),
+      await freePort(),
+    ];
     config = {
       ...stack,
       dir,
       logs: join(dir, 'logs'),
       run: join(dir, 'run'),
-      kafka: { port: kafkaPort, controllerPort, bootstrap: `127.0.0.1:${kafkaPort}` },
+      kafka: {
+        port: kafkaPort,
+        controllerPort,
+        bootstrap: `127.0.0.1:${kafkaPort}`,
+        link: { port: linkPort, proxyPort: await freePort() },
+      },
       redis: { port: redisPort, url: `redis://127.0.0.1:${redisPort}` },
       auth: stackAuth({ STACK_KAFKA_SASL: 'true', STACK_KAFKA_SASL_PASSWORD: `pw-${randomUUID()}` }),
       tls: stackTls(dir, { STACK_KAFKA_TLS: 'true' }),

@@ -44,7 +44,17 @@ export interface StackConfig {
   logs: string;
   run: string;
   pg: { port: number; superuser: string; password: string };
-  kafka: { port: number; controllerPort: number; bootstrap: string };
+  kafka: {
+    port: number;
+    controllerPort: number;
+    bootstrap: string;
+    /**
+     * A second client listener of the broker whose advertised address is `link.proxyPort`, where nothing listens
+     * unless a test puts a fault proxy there (tests/faults): a client bootstrapped on the proxy port gets metadata
+     * that keeps every later connection on the proxy, so all its Kafka traffic crosses the faulty link.
+     */
+    link: { port: number; proxyPort: number };
+  };
   connect: { port: number; url: string };
   redis: { port: number; url: string };
   servicePorts: Record<string, number>;
@@ -78,6 +88,8 @@ export function loadStackConfig(): StackConfig {
       port: kafkaPort,
       controllerPort: int('KAFKA_CONTROLLER_PORT', 59093),
       bootstrap: `127.0.0.1:${kafkaPort}`,
+      // Beside the client port, so a stack moved by KAFKA_PORT moves them too.
+      link: { port: kafkaPort + 2, proxyPort: kafkaPort + 3 },
     },
     connect: { port: connectPort, url: `http://127.0.0.1:${connectPort}` },
     redis: { port: redisPort, url: `redis://127.0.0.1:${redisPort}` },

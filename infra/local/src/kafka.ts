@@ -50,20 +50,24 @@ export function jvmArgs(config: StackConfig, heap: string): string[] {
   ];
 }
 
+/** The name of the broker's listener for clients behind a fault proxy (StackConfig.kafka.link). */
+const LINK = 'LINK';
+
 /** Single-node KRaft settings (combined broker and controller, replication factor 1 everywhere). */
 export function serverProperties(config: StackConfig, logDirs: string): string {
-  const { port, controllerPort } = config.kafka;
+  const { port, controllerPort, link } = config.kafka;
   const listener = brokerListener(config.auth, config.tls);
   return [
     'process.roles=broker,controller',
     'node.id=1',
     `controller.quorum.voters=1@127.0.0.1:${controllerPort}`,
-    `listeners=${listener}://127.0.0.1:${port},CONTROLLER://127.0.0.1:${controllerPort}`,
-    `advertised.listeners=${listener}://127.0.0.1:${port}`,
+    `listeners=${listener}://127.0.0.1:${port},${LINK}://127.0.0.1:${link.port},CONTROLLER://127.0.0.1:${controllerPort}`,
+    `advertised.listeners=${listener}://127.0.0.1:${port},${LINK}://127.0.0.1:${link.proxyPort}`,
     'controller.listener.names=CONTROLLER',
     `inter.broker.listener.name=${listener}`,
-    `listener.security.protocol.map=${listener}:${listener},CONTROLLER:PLAINTEXT`,
+    `listener.security.protocol.map=${listener}:${listener},${LINK}:${listener},CONTROLLER:PLAINTEXT`,
     ...brokerSaslProperties(config.auth, listener),
+    ...brokerSaslProperties(config.auth, LINK),
     ...brokerTlsProperties(config.tls),
     `log.dirs=${logDirs}`,
     'num.partitions=3',
@@ -170,14 +174,14 @@ export async function startKafka(
     name: 'kafka',
     command: javaCommand(),
     args: [...jvm, '-cp', jars.classpath, 'kafka.Kafka', props],
-    ports: [config.kafka.port, config.kafka.controllerPort],
+    ports: [config.kafka.port, config.kafka.controllerPort, config.kafka.link.port],
     cwd: dir,
   });
   writeRecord(
     config.run,
     'kafka',
     pid,
-    [config.kafka.port, config.kafka.controllerPort],
+    [config.kafka.port, config.kafka.controllerPort, config.kafka.link.port],
     { kafkaClusterId: formattedClusterId(data) },
     [javaCommand(), ...jvm, '-cp', jars.classpath, 'kafka.Kafka', props].join(' '),
   );

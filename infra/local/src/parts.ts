@@ -28,6 +28,7 @@ export function partPorts(config: StackConfig, part: PartName): PartPort[] {
       return [
         { port: config.kafka.port, env: 'KAFKA_PORT' },
         { port: config.kafka.controllerPort, env: 'KAFKA_CONTROLLER_PORT' },
+        { port: config.kafka.link.port, env: 'KAFKA_PORT' },
       ];
     case 'connect':
       return [{ port: config.connect.port, env: 'CONNECT_PORT' }];

@@ -32,9 +32,13 @@ export const SHORT_SCHEDULE: readonly FaultStep[] = [
   { mode: { kind: 'blackhole' }, forMs: 3_000 },
 ];
 
-/** A service of the local stack whose PostgreSQL connections go through a fault proxy on loopback. */
+/** The link of a service a fault proxy can sit on. */
+export type Link = 'postgres' | 'kafka';
+
+/** A service of the local stack whose PostgreSQL or Kafka connections go through a fault proxy on loopback. */
 export interface ServiceBehindProxy {
   service: string;
+  link: Link;
   proxy: FaultProxy;
   pid: number;
   /** Plays a schedule of faults on the link, one step after the other, then heals it. */
@@ -45,18 +49,30 @@ export interface ServiceBehindProxy {
 }
 
 /**
- * Replaces a running service of the stack by one whose DATABASE_URL goes through a fresh `FaultProxy` to the
- * stack's PostgreSQL (its HTTP handlers, consumers and outbox all use the faulty link); returns once it is ready.
+ * Replaces a running service of the stack by one whose connections of `link` go through a fresh `FaultProxy`:
+ * for PostgreSQL its DATABASE_URL points at the proxy (its HTTP handlers, consumers and outbox all use the faulty
+ * link); for Kafka its only bootstrap broker is the proxy on the broker's link listener's advertised port, so the
+ * metadata keeps every connection (fetches, heartbeats, commits, the DLQ producer) on the proxy. Returns once the
+ * service is ready.
  */
-export async function serviceBehindProxy(config: StackConfig, service: string): Promise<ServiceBehindProxy> {
-  const proxy = new FaultProxy({ host: '127.0.0.1', port: config.pg.port });
-  const proxyPort = await proxy.listen();
+export async function serviceBehindProxy(
+  config: StackConfig,
+  service: string,
+  link: Link = 'postgres',
+): Promise<ServiceBehindProxy> {
+  const target = link === 'postgres' ? config.pg.port : config.kafka.link.port;
+  const proxy = new FaultProxy({ host: '127.0.0.1', port: target });
+  const proxyPort = await proxy.listen(link === 'kafka' ? config.kafka.link.proxyPort : 0);
   try {
     const env = serviceEnv(config, service);
-    const direct = `127.0.0.1:${config.pg.port}/`;
-    if (!env.DATABASE_URL?.includes(direct))
-      throw new Error(`cannot route ${service}'s DATABASE_URL through the proxy`);
-    env.DATABASE_URL = env.DATABASE_URL.replace(direct, `127.0.0.1:${proxyPort}/`);
+    if (link === 'postgres') {
+      const direct = `127.0.0.1:${config.pg.port}/`;
+      if (!env.DATABASE_URL?.includes(direct))
+        throw new Error(`cannot route ${service}'s DATABASE_URL through the proxy`);
+      env.DATABASE_URL = env.DATABASE_URL.replace(direct, `127.0.0.1:${proxyPort}/`);
+    } else {
+      env.KAFKA_BROKERS = `127.0.0.1:${proxyPort}`;
+    }
     await stopServiceProcess(config, service);
     const pid = startDetached(config.run, config.logs, {
       name: service,
@@ -70,14 +86,16 @@ export async function serviceBehindProxy(config: StackConfig, service: string): 
       timeoutMs: 240_000,
       intervalMs: 250,
     });
+    const name = link === 'postgres' ? 'PostgreSQL' : 'Kafka';
     return {
       service,
+      link,
       proxy,
       pid,
       stats: proxy.stats,
       async play(schedule, log = () => undefined) {
         for (const step of schedule) {
-          log(`${service} <-> PostgreSQL: ${step.mode.kind} for ${step.forMs} ms`);
+          log(`${service} <-> ${name}: ${step.mode.kind} for ${step.forMs} ms`);
           proxy.fault(step.mode);
           // The fault window itself: a length of time, not a wait for a condition.
           await new Promise((resolve) => setTimeout(resolve, step.forMs));
