@@ -5,6 +5,7 @@ import { InboxContext, InboxTransport, consoleLogger } from '@checkout/messaging
 import { TenantRegistry, hashApiKey } from '@checkout/service-kit';
 import { serviceDataSource } from '@checkout/testing';
 import {
+  CancelOrderStockHandler,
   CommitStockHandler,
   ExpireReservationsHandler,
   ReleaseStockHandler,
@@ -81,7 +82,13 @@ export function inventorySpec(poolSize = 10) {
     setStock: new SetStockHandler(outbox),
     /** The consumer class as the service builds it. */
     get consumer(): ReservationConsumer {
-      return new ReservationConsumer(spec.reserveBatch, spec.release, spec.commit, spec.returnSold);
+      return new ReservationConsumer(
+        spec.reserveBatch,
+        spec.release,
+        spec.commit,
+        spec.returnSold,
+        new CancelOrderStockHandler(spec.release, spec.returnSold),
+      );
     },
     /** Reserves the order and asserts it was held. */
     async reserved(o: ReturnType<typeof order>): Promise<void> {

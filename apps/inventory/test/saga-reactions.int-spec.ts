@@ -6,6 +6,7 @@ import { TenantRegistry, hashApiKey } from '@checkout/service-kit';
 import { goldenEvent, goldenFixture, sagaHarness } from '@checkout/testing';
 import { MIGRATIONS } from '../src/migrations';
 import {
+  CancelOrderStockHandler,
   CommitStockHandler,
   ReleaseStockHandler,
   ReserveStockHandler,
@@ -57,6 +58,7 @@ describe('inventory saga reactions: given events, expect the golden events (Rese
           new ReleaseStockHandler(outbox),
           new CommitStockHandler(outbox),
           new ReturnSoldStockHandler(),
+          new CancelOrderStockHandler(new ReleaseStockHandler(outbox), new ReturnSoldStockHandler()),
         ),
       ),
   });

@@ -34,7 +34,7 @@ export function orderTransport(
     giveBack: async (_t, hold, why) => void (hold && gateCalls.push(`giveBack:${hold}:${why}`)),
     settle: async (_t, hold) => void (hold && gateCalls.push(`settle:${hold}`)),
   };
-  const undo = new UndoCheckoutHandler(catalog, gate);
+  const undo = new UndoCheckoutHandler(catalog, orders, gate);
   return new InboxTransport({
     name,
     brokers: ['127.0.0.1:1'],
@@ -46,7 +46,6 @@ export function orderTransport(
     },
   }).addConsumer(
     new SagaEventsConsumer(
-      orders,
       new MarkAwaitingPaymentHandler(orders, silent),
       new RejectOrderHandler(orders, undo, silent),
       new MarkPaidHandler(orders, outbox, gate),

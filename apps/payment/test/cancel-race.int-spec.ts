@@ -10,6 +10,8 @@ import { barrier, sagaEvent, serviceDataSource, waitFor } from '@checkout/testin
 import { MovePaymentHandler } from '../src/payment/commands/move-payment/move-payment.handler';
 import { RequestRefundHandler } from '../src/payment/commands/request-refund/request-refund.handler';
 import { ChargePaymentsJob } from '../src/payment/jobs/charge-payments.job';
+import { CancelPaymentHandler } from '../src/payment/commands/cancel-payment/cancel-payment.handler';
+import { RecordAttemptsHandler } from '../src/payment/commands/record-attempts/record-attempts.handler';
 import { PaymentEventsConsumer } from '../src/payment/consumers/payment-events.consumer';
 import { PaymentMetrics } from '../src/payment/payment.metrics';
 
@@ -43,11 +45,13 @@ describe('payment: inventory.reserved and order.cancelled of one order at the sa
     new PinoLogger({ pinoHttp: { level: 'silent' } }),
   );
   const consumer = new PaymentEventsConsumer(
-    new PspCredentialRegistry(DEV_PSP_CREDENTIALS),
+    new RecordAttemptsHandler(
+      new PspCredentialRegistry(DEV_PSP_CREDENTIALS),
+      // No charge worker runs here: the spec reads the attempts the consumer recorded.
+      { wake: () => undefined } as unknown as ChargePaymentsJob,
+    ),
     new RequestRefundHandler(),
-    move,
-    // No charge worker runs here: the spec reads the attempts the consumer recorded.
-    { wake: () => undefined } as unknown as ChargePaymentsJob,
+    new CancelPaymentHandler(move, new RequestRefundHandler()),
   );
   /** The context the transport gives a consumer method, on the spec's own transaction. */
   const contextOf = (tx: EntityManager, topic: string) =>

@@ -16,6 +16,8 @@ import { ChargePaymentsJob } from '../src/payment/jobs/charge-payments.job';
 import { MovePaymentHandler } from '../src/payment/commands/move-payment/move-payment.handler';
 import { RequestRefundHandler } from '../src/payment/commands/request-refund/request-refund.handler';
 import { SettleRefundHandler } from '../src/payment/commands/settle-refund/settle-refund.handler';
+import { CancelPaymentHandler } from '../src/payment/commands/cancel-payment/cancel-payment.handler';
+import { RecordAttemptsHandler } from '../src/payment/commands/record-attempts/record-attempts.handler';
 import { PaymentEventsConsumer } from '../src/payment/consumers/payment-events.consumer';
 import { PaymentMetrics } from '../src/payment/payment.metrics';
 
@@ -90,11 +92,13 @@ describe('payment saga reactions: given events, expect the golden events (Paymen
         },
       }).addConsumer(
         new PaymentEventsConsumer(
-          new PspCredentialRegistry(DEV_PSP_CREDENTIALS),
+          new RecordAttemptsHandler(
+            new PspCredentialRegistry(DEV_PSP_CREDENTIALS),
+            // No charge worker runs here: the specs play its part where they need it.
+            { wake: () => undefined } as unknown as ChargePaymentsJob,
+          ),
           new RequestRefundHandler(),
-          move,
-          // No charge worker runs here: the specs play its part where they need it.
-          { wake: () => undefined } as unknown as ChargePaymentsJob,
+          new CancelPaymentHandler(move, new RequestRefundHandler()),
         ),
       ),
   });

@@ -6,7 +6,7 @@ import { InboxTransport, consoleLogger } from '@checkout/messaging';
 import { TenantRegistry, hashApiKey } from '@checkout/service-kit';
 import { goldenFixture, sagaHarness } from '@checkout/testing';
 import { MIGRATIONS } from '../src/migrations';
-import { RecordSagaStep } from '../src/saga/commands/record-step/record-step.handler';
+import { RecordSagaStepHandler } from '../src/saga/commands/record-step/record-step.handler';
 import { SagaEventsConsumer } from '../src/saga/consumers/saga-events.consumer';
 import { StuckTimeouts } from '../src/saga/domain/stuck-policy';
 import { SagaMetrics } from '../src/saga/saga.metrics';
@@ -63,8 +63,7 @@ describe('saga-tracker reactions: given the golden events, expect no event and t
         admission: { tenants, codePrefix: 'SAGA' },
       }).addConsumer(
         new SagaEventsConsumer(
-          new RecordSagaStep(timeouts),
-          new SagaMetrics(new Registry(), dataSource, tenants),
+          new RecordSagaStepHandler(timeouts, new SagaMetrics(new Registry(), dataSource, tenants)),
         ),
       ),
   });

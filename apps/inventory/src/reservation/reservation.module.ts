@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import {
+  CancelOrderStockHandler,
   CommitStockHandler,
   ExpireReservationsHandler,
   ReleaseStockHandler,
@@ -24,6 +25,7 @@ import { ReservationMetrics } from './reservation.metrics';
     ExpireReservationsHandler,
     CommitStockHandler,
     ReturnSoldStockHandler,
+    CancelOrderStockHandler,
     SetStockHandler,
     RepairDriftHandler,
     ReservationMetrics,

@@ -4,6 +4,8 @@ import { ChargePaymentHandler } from './commands/charge-payment/charge-payment.h
 import { MovePaymentHandler } from './commands/move-payment/move-payment.handler';
 import { RequestRefundHandler } from './commands/request-refund/request-refund.handler';
 import { SettleRefundHandler } from './commands/settle-refund/settle-refund.handler';
+import { CancelPaymentHandler } from './commands/cancel-payment/cancel-payment.handler';
+import { RecordAttemptsHandler } from './commands/record-attempts/record-attempts.handler';
 import { PaymentEventsConsumer } from './consumers/payment-events.consumer';
 import { PaymentsController } from './http/payments.controller';
 import { WebhooksController } from './http/webhooks.controller';
@@ -25,6 +27,8 @@ import { PspClient } from './psp/psp.client';
     ChargePaymentHandler,
     ChargePaymentsJob,
     RequestRefundHandler,
+    RecordAttemptsHandler,
+    CancelPaymentHandler,
     SettleRefundHandler,
     RefundPaymentsJob,
     ReconcilePaymentsJob,

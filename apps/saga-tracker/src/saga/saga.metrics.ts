@@ -1,16 +1,18 @@
+import { Inject, Injectable } from '@nestjs/common';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
-import { TenantRegistry } from '@checkout/service-kit';
+import { METRICS_REGISTRY, TenantRegistry } from '@checkout/service-kit';
 import { OrderStatus, StepOutcome } from './domain';
 import { WAIT_STEP_NAMES, stuckCounts } from './database/saga.repository';
 
 /** The tracker's metrics: steps recorded, stuck sagas now (read at scrape time), saga durations. */
+@Injectable()
 export class SagaMetrics {
   private readonly steps: Counter<'type' | 'outcome'>;
   private readonly duration: Histogram<'tenant' | 'status'>;
   private readonly becameStuck: Counter<'tenant' | 'waiting_for'>;
 
-  constructor(registry: Registry, dataSource: DataSource, tenants: TenantRegistry) {
+  constructor(@Inject(METRICS_REGISTRY) registry: Registry, dataSource: DataSource, tenants: TenantRegistry) {
     this.steps = new Counter({
       name: 'saga_steps_recorded_total',
       help: 'Saga events recorded as timeline steps, by type and outcome class (a retried handler may count twice)',

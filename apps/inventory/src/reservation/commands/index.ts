@@ -6,3 +6,4 @@ export * from './return-sold-stock/return-sold-stock.handler';
 export * from './set-stock/set-stock.handler';
 export * from './repair-drift/repair-drift.handler';
 export * from './fill-backorders/fill-backorders.handler';
+export * from './cancel-order-stock/cancel-order-stock.handler';

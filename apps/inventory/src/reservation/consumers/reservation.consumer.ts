@@ -2,14 +2,13 @@ import { Controller } from '@nestjs/common';
 import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
 import { SagaEvent } from '@checkout/contracts';
 import { InboxContext, InboxPatternExtras, lockSaga, lockSagas } from '@checkout/messaging';
-import { sql } from '../database/sql';
 import {
+  CancelOrderStockHandler,
   CommitStockHandler,
   ReleaseStockHandler,
   ReserveStockHandler,
   ReturnSoldStockHandler,
 } from '../commands';
-import { InventoryError } from '../domain';
 
 /** order.created in chunks (group commit) in a consumer group of its own, `inventory-reservations`. */
 const RESERVATIONS: InboxPatternExtras = { batch: true, group: 'reservations' };
@@ -26,6 +25,7 @@ export class ReservationConsumer {
     private readonly release: ReleaseStockHandler,
     private readonly commit: CommitStockHandler,
     private readonly returnSold: ReturnSoldStockHandler,
+    private readonly cancel: CancelOrderStockHandler,
   ) {}
 
   /**
@@ -48,27 +48,13 @@ export class ReservationConsumer {
     );
   }
 
-  /**
-   * ReleaseStockHandler (held lines back, inventory.released with reason order_cancelled) and ReturnSoldStockHandler: a
-   * cancelled order keeps no goods. Lines are committed when inventory saw payment.succeeded before the cancel
-   * (the two arrive on different topics); the payment service refunds that charge. Under the order's lock, the
-   * cancellation is recorded first, so an order.created applied later reserves nothing.
-   */
+  /** CancelOrderStockHandler: the cancellation recorded, held lines released, sold lines returned. */
   @EventPattern('order.cancelled')
   async orderCancelled(
     @Payload() event: SagaEvent<'order.cancelled'>,
     @Ctx() { tx }: InboxContext,
   ): Promise<void> {
-    const { tenantId } = event;
-    const orderId = event.payload.orderId;
-    await lockSaga(tx, tenantId, orderId);
-    await sql(
-      tx,
-      `INSERT INTO order_cancellation (tenant_id, order_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`,
-      [tenantId, orderId],
-    );
-    await this.release.execute(tx, { tenantId, orderId, reason: 'order_cancelled', cause: event });
-    await this.returnSold.execute(tx, { tenantId, orderId });
+    await this.cancel.execute(tx, event);
   }
 
   /** ReleaseStockHandler (inventory.released, reason payment_failed). */
@@ -93,18 +79,7 @@ export class ReservationConsumer {
     @Payload() event: SagaEvent<'payment.succeeded'>,
     @Ctx() { tx }: InboxContext,
   ): Promise<void> {
-    await lockSaga(tx, event.tenantId, event.payload.orderId);
-    const result = await this.commit.execute(tx, {
-      tenantId: event.tenantId,
-      orderId: event.payload.orderId,
-      cause: event,
-    });
-    // Payment only charges after inventory.reserved: money for an order we never held is for SREs to see.
-    if (result.kind === 'no_reservation')
-      throw new InventoryError(
-        'INVENTORY.NO_RESERVATION',
-        `no reservation for paid order ${event.payload.orderId}`,
-      );
+    await this.commit.onPaymentSucceeded(tx, event);
   }
 
   /** ReturnSoldStockHandler: sold units back to available, once. */

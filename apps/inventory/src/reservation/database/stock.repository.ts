@@ -225,3 +225,15 @@ export async function anyReservationDue(db: DataSource): Promise<boolean> {
   );
   return due;
 }
+
+/** Remembers that the order was cancelled, so that an order.created applied later reserves nothing. */
+export async function recordCancellation(
+  tx: EntityManager,
+  tenantId: string,
+  orderId: string,
+): Promise<void> {
+  await tx.query(
+    `INSERT INTO order_cancellation (tenant_id, order_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`,
+    [tenantId, orderId],
+  );
+}

@@ -11,7 +11,6 @@ import { MarkPaidHandler } from '../commands/mark-paid/mark-paid.handler';
 import { MarkShippedHandler } from '../commands/mark-shipped/mark-shipped.handler';
 import { RecordPaymentStateHandler } from '../commands/record-payment-state/record-payment-state.handler';
 import { RejectOrderHandler } from '../commands/reject-order/reject-order.handler';
-import { OrderRepository } from '../database/order.repository';
 
 /**
  * The order's reactions to the other services' events, one named command each, in the event's inbox
@@ -20,7 +19,6 @@ import { OrderRepository } from '../database/order.repository';
 @Controller()
 export class SagaEventsConsumer {
   constructor(
-    private readonly orders: OrderRepository,
     private readonly markAwaitingPayment: MarkAwaitingPaymentHandler,
     private readonly reject: RejectOrderHandler,
     private readonly markPaid: MarkPaidHandler,
@@ -54,9 +52,7 @@ export class SagaEventsConsumer {
     @Payload() e: SagaEvent<'inventory.released'>,
     @Ctx() ctx: InboxContext,
   ): Promise<void> {
-    const order = await this.orders.find(ctx.tx, e.tenantId, e.sagaId);
-    if (order)
-      this.undoCheckout.returnUnits(ctx, e.tenantId, order.gateHoldId, `${e.type}:${e.payload.reason}`);
+    await this.undoCheckout.onStockReleased(ctx, e);
   }
 
   @EventPattern('inventory.committed')
@@ -64,8 +60,7 @@ export class SagaEventsConsumer {
     @Payload() e: SagaEvent<'inventory.committed'>,
     @Ctx() ctx: InboxContext,
   ): Promise<void> {
-    await this.orders.markStockCommitted(ctx.tx, e.tenantId, e.sagaId);
-    await this.markPaid.execute(ctx, e);
+    await this.markPaid.onStockCommitted(ctx, e);
   }
 
   @EventPattern('inventory.backordered')

@@ -189,6 +189,15 @@ export class OrderRepository {
     return count === 1;
   }
 
+  /** The gate hold of an order (null: it took none), or undefined for an unknown or foreign order. */
+  async gateHoldOf(db: Sql, tenantId: string, orderId: string): Promise<string | null | undefined> {
+    const [o] = await db.query(`SELECT gate_hold_id FROM orders WHERE id = $1 AND tenant_id = $2`, [
+      orderId,
+      tenantId,
+    ]);
+    return o ? (o.gate_hold_id as string | null) : undefined;
+  }
+
   /** The order with its lines, tenant-scoped; undefined for an unknown or foreign order. */
   async find(db: Sql, tenantId: string, orderId: string): Promise<OrderRecord | undefined> {
     const [o] = await db.query(`SELECT * FROM orders WHERE id = $1 AND tenant_id = $2`, [orderId, tenantId]);

@@ -148,6 +148,78 @@ export async function findPaymentByOrder(
   return rows[0];
 }
 
+/**
+ * Records a new attempt in `created` with its first transition: one per order, and none for an order already
+ * cancelled (events of two topics may cross). Returns whether it was inserted.
+ */
+export async function insertAttempt(
+  tx: EntityManager,
+  a: {
+    id: string;
+    tenantId: string;
+    orderId: string;
+    amount: number;
+    currency: string;
+    paymentToken: string;
+    pspAccount: string;
+    cause: StoredCause;
+  },
+): Promise<boolean> {
+  const created: unknown[] = await tx.query(
+    `INSERT INTO payment_attempt (id, tenant_id, order_id, amount, currency, payment_token, psp_account, idempotency_key, cause)
+       SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9
+        WHERE NOT EXISTS (SELECT 1 FROM order_cancellation WHERE tenant_id = $2 AND order_id = $3)
+       ON CONFLICT DO NOTHING RETURNING 1`,
+    [
+      a.id,
+      a.tenantId,
+      a.orderId,
+      a.amount,
+      a.currency,
+      a.paymentToken,
+      a.pspAccount,
+      `pay_${a.id}`,
+      JSON.stringify(a.cause),
+    ],
+  );
+  if (created.length !== 1) return false;
+  await tx.query(
+    `INSERT INTO payment_transition (payment_id, tenant_id, from_state, to_state, source, detail)
+       VALUES ($1, $2, 'none', 'created', 'charge', 'inventory reserved')`,
+    [a.id, a.tenantId],
+  );
+  return true;
+}
+
+/** Remembers that the order was cancelled, so that a later inventory.reserved records no attempt. */
+export async function recordCancellation(
+  tx: EntityManager,
+  tenantId: string,
+  orderId: string,
+  reason: string,
+): Promise<void> {
+  await tx.query(
+    `INSERT INTO order_cancellation (tenant_id, order_id, reason) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
+    [tenantId, orderId, reason],
+  );
+}
+
+/** Marks a payment whose outcome is still open (`openStates`) to be refunded if money arrives; whether it was. */
+export async function markRefundOnSuccess(
+  tx: EntityManager,
+  paymentId: string,
+  reason: string,
+  openStates: readonly PaymentState[],
+): Promise<boolean> {
+  const marked = await updateReturning(
+    tx,
+    `UPDATE payment_attempt SET refund_on_success = COALESCE(refund_on_success, $2), updated_at = now()
+      WHERE id = $1 AND state = ANY($3::text[]) RETURNING 1`,
+    [paymentId, reason, openStates],
+  );
+  return marked.length === 1;
+}
+
 /** Remembers the PSP's charge id (a pending answer) without moving the state. */
 export async function notePspRef(tx: EntityManager, id: string, pspRef: string): Promise<void> {
   await tx.query(

@@ -1,10 +1,8 @@
 import { Controller } from '@nestjs/common';
 import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
-import { SagaEvent } from '@checkout/contracts';
+import { SAGA_TOPICS, SagaEvent } from '@checkout/contracts';
 import { InboxContext } from '@checkout/messaging';
-import { RecordSagaStep } from '../commands/record-step/record-step.handler';
-import { TRACKED_TYPES } from '../domain';
-import { SagaMetrics } from '../saga.metrics';
+import { RecordSagaStepHandler } from '../commands/record-step/record-step.handler';
 
 /**
  * Every saga topic of the contracts registry: each event is recorded as a step of its saga, a partition's
@@ -12,14 +10,10 @@ import { SagaMetrics } from '../saga.metrics';
  */
 @Controller()
 export class SagaEventsConsumer {
-  constructor(
-    private readonly record: RecordSagaStep,
-    private readonly metrics: SagaMetrics,
-  ) {}
+  constructor(private readonly record: RecordSagaStepHandler) {}
 
-  @EventPattern([...TRACKED_TYPES], { batch: true })
+  @EventPattern([...SAGA_TOPICS], { batch: true })
   async steps(@Payload() events: SagaEvent[], @Ctx() { tx }: InboxContext): Promise<void> {
-    for (const outcome of await this.record.executeAll(tx, events))
-      if (outcome.recorded) this.metrics.stepRecorded(outcome.step.type, outcome.step.outcome);
+    await this.record.executeAll(tx, events);
   }
 }

@@ -4,10 +4,8 @@ import { OrderId, SagaListQuery } from '@checkout/contracts';
 import { CurrentTenant, Tenant, TenantGuard, validate } from '@checkout/service-kit';
 import { SagaNotFound, StuckTimeouts } from '../domain';
 import { findSaga, listSagas, stepsOf } from '../database/saga.repository';
+import { STUCK_TIMEOUTS } from '../saga.tokens';
 import { SagaSummaryView, SagaView, sagaSummary, sagaView } from './saga.views';
-
-/** Injection token of the stuck timeouts the API reports deadlines with. */
-export const STUCK_TIMEOUTS = Symbol('STUCK_TIMEOUTS');
 
 /**
  * The saga API for SREs: a saga's timeline and derived state, and the list of (stuck) sagas. Tenant-scoped by

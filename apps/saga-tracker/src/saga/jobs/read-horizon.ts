@@ -1,4 +1,9 @@
+import { Inject, Injectable } from '@nestjs/common';
 import { Admin } from 'kafkajs';
+import { SERVICE_CONFIG } from '@checkout/service-kit';
+import { SagaTrackerConfig } from '../../config/saga-tracker.config';
+import { TRACKED_TYPES } from '../domain';
+import { HORIZON_ADMIN } from '../saga.tokens';
 
 /** The end offsets of every tracked partition at one instant. */
 export interface EndsSample {
@@ -32,17 +37,22 @@ export function caughtUpAt(
  * tracker that lags (a backlog after a restart, a busy broker) never reports a step it has not read yet as
  * missing.
  */
+@Injectable()
 export class ReadHorizon {
   private samples: EndsSample[] = [];
   private connected = false;
+  private readonly clock: () => Date = () => new Date();
+  private readonly maxSamples = 600;
+  /** The consumer group is the service name (InboxTransport): the horizon is how far that group has read. */
+  private readonly groupId: string;
+  private readonly topics: readonly string[] = TRACKED_TYPES;
 
   constructor(
-    private readonly admin: Admin,
-    private readonly groupId: string,
-    private readonly topics: readonly string[],
-    private readonly clock: () => Date = () => new Date(),
-    private readonly maxSamples = 600,
-  ) {}
+    @Inject(HORIZON_ADMIN) private readonly admin: Admin,
+    @Inject(SERVICE_CONFIG) config: Pick<SagaTrackerConfig, 'SERVICE_NAME'>,
+  ) {
+    this.groupId = config.SERVICE_NAME;
+  }
 
   /** Samples the end offsets now, then the group's commits; returns the instant read up to, or null. */
   async sample(): Promise<Date | null> {

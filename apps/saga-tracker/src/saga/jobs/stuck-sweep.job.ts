@@ -1,7 +1,8 @@
-import { BeforeApplicationShutdown, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { PinoLogger } from 'nestjs-pino';
-import { PeriodicTask } from '@checkout/service-kit';
-import { SweepStuckSagas } from '../commands/sweep-stuck/sweep-stuck.handler';
+import { PeriodicTask, SERVICE_CONFIG } from '@checkout/service-kit';
+import { SweepStuckSagasHandler } from '../commands/sweep-stuck/sweep-stuck.handler';
+import { SagaTrackerConfig } from '../../config/saga-tracker.config';
 import { ReadHorizon } from './read-horizon';
 
 /**
@@ -13,13 +14,18 @@ export class StuckSweepJob implements OnApplicationBootstrap, BeforeApplicationS
   private readonly task: PeriodicTask;
 
   constructor(
-    private readonly sweep: SweepStuckSagas,
+    private readonly sweep: SweepStuckSagasHandler,
     private readonly horizon: ReadHorizon,
     private readonly logger: PinoLogger,
-    intervalMs: number,
+    @Inject(SERVICE_CONFIG) config: Pick<SagaTrackerConfig, 'SAGA_STUCK_SWEEP_INTERVAL_MS'>,
   ) {
     logger.setContext('StuckSweepJob');
-    this.task = new PeriodicTask('stuck-sweep', intervalMs, () => this.pass(), logger.logger);
+    this.task = new PeriodicTask(
+      'stuck-sweep',
+      config.SAGA_STUCK_SWEEP_INTERVAL_MS,
+      () => this.pass(),
+      logger.logger,
+    );
   }
 
   onApplicationBootstrap(): void {

@@ -1,9 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { SagaEvent } from '@checkout/contracts';
-import { OutboxWriter } from '@checkout/messaging';
+import { OutboxWriter, lockSaga } from '@checkout/messaging';
 import { OUTBOX_WRITER } from '@checkout/service-kit';
-import { Line, PaymentDecision, SettledLine, decidePayment } from '../../domain';
+import { InventoryError, Line, PaymentDecision, SettledLine, decidePayment } from '../../domain';
 import { reservedToSold, stockFlags, takeIntoSold } from '../../database/stock.repository';
 import { sql, withSavepoint } from '../../database/sql';
 import { recordOutcome } from '../../reservation.metrics';
@@ -40,6 +40,23 @@ interface ReservationLine {
 @Injectable()
 export class CommitStockHandler {
   constructor(@Inject(OUTBOX_WRITER) private readonly outbox: OutboxWriter) {}
+
+  /**
+   * payment.succeeded, under the order's lock. Payment only charges after inventory.reserved: money for an order
+   * inventory never held is parked (INVENTORY.NO_RESERVATION) for SREs to see.
+   */
+  async onPaymentSucceeded(
+    tx: EntityManager,
+    event: SagaEvent<'payment.succeeded'>,
+  ): Promise<CommitStockResult> {
+    const { tenantId } = event;
+    const { orderId } = event.payload;
+    await lockSaga(tx, tenantId, orderId);
+    const result = await this.execute(tx, { tenantId, orderId, cause: event });
+    if (result.kind === 'no_reservation')
+      throw new InventoryError('INVENTORY.NO_RESERVATION', `no reservation for paid order ${orderId}`);
+    return result;
+  }
 
   async execute(
     tx: EntityManager,

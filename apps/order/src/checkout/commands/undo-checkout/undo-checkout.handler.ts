@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { SagaEvent } from '@checkout/contracts';
 import { CatalogRepository } from '../../../catalog/database/catalog.repository';
-import { Moved } from '../../../orders/database/order.repository';
+import { Moved, OrderRepository } from '../../../orders/database/order.repository';
 import { SAGA_GATE, SagaGate, SagaStep } from '../../../orders/commands/saga-step';
 
 /**
@@ -13,12 +13,19 @@ import { SAGA_GATE, SagaGate, SagaStep } from '../../../orders/commands/saga-ste
 export class UndoCheckoutHandler {
   constructor(
     private readonly catalog: CatalogRepository,
+    private readonly orders: OrderRepository,
     @Inject(SAGA_GATE) private readonly gate: SagaGate,
   ) {}
 
   async execute(step: SagaStep, e: SagaEvent, moved: Moved): Promise<void> {
     await this.catalog.returnVoucher(step.tx, e.tenantId, e.sagaId);
     this.returnUnits(step, e.tenantId, moved.gateHoldId, e.type);
+  }
+
+  /** inventory.released (expired, or released after a failure): the gate gets the order's units back, once. */
+  async onStockReleased(step: SagaStep, e: SagaEvent<'inventory.released'>): Promise<void> {
+    const holdId = await this.orders.gateHoldOf(step.tx, e.tenantId, e.sagaId);
+    if (holdId !== undefined) this.returnUnits(step, e.tenantId, holdId, `${e.type}:${e.payload.reason}`);
   }
 
   /** The gate's units of the order's hold back, after commit (inventory released or expired the reservation). */

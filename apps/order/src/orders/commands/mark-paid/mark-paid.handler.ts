@@ -17,6 +17,12 @@ export class MarkPaidHandler {
     @Inject(SAGA_GATE) private readonly gate: SagaGate,
   ) {}
 
+  /** inventory.committed: the stock half of PAID is recorded, then the order moves if the money is there too. */
+  async onStockCommitted(step: SagaStep, e: SagaEvent<'inventory.committed'>): Promise<void> {
+    await this.orders.markStockCommitted(step.tx, e.tenantId, e.sagaId);
+    await this.execute(step, e);
+  }
+
   async execute(step: SagaStep, e: SagaEvent): Promise<void> {
     const { tx } = step;
     const moved = await this.orders.transition(tx, e.tenantId, e.sagaId, 'PAID', e.type, e.eventId);

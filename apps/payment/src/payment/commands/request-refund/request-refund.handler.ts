@@ -1,12 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
+import { SagaEvent } from '@checkout/contracts';
+import { lockSaga } from '@checkout/messaging';
 import {
   StoredCause,
   findPaymentByOrder,
   insertRefund,
-  updateReturning,
+  markRefundOnSuccess,
 } from '../../database/payment.repository';
+import { OPEN_STATES } from '../../domain/payment-state';
+import { storeCause } from '../move-payment/move-payment.handler';
 
 /** What RequestRefund did. */
 export type RefundRequestOutcome =
@@ -19,19 +23,28 @@ export type RefundRequestOutcome =
  */
 @Injectable()
 export class RequestRefundHandler {
+  /** The compensation an event asks for (stock unavailable after payment, shipment failed), under the order's lock. */
+  async compensate(
+    tx: EntityManager,
+    event: SagaEvent<'inventory.unavailable-after-payment' | 'fulfillment.shipment-failed'>,
+    reason: string,
+  ): Promise<RefundRequestOutcome> {
+    await lockSaga(tx, event.tenantId, event.payload.orderId);
+    return this.execute(tx, {
+      tenantId: event.tenantId,
+      orderId: event.payload.orderId,
+      reason,
+      cause: storeCause(event),
+    });
+  }
+
   async execute(
     tx: EntityManager,
     r: { tenantId: string; orderId: string; reason: string; cause: StoredCause },
   ): Promise<RefundRequestOutcome> {
     const payment = await findPaymentByOrder(tx, r.tenantId, r.orderId);
     if (!payment) return 'nothing_to_refund';
-    const marked = await updateReturning(
-      tx,
-      `UPDATE payment_attempt SET refund_on_success = COALESCE(refund_on_success, $2), updated_at = now()
-        WHERE id = $1 AND state IN ('created', 'pending', 'unknown') RETURNING 1`,
-      [payment.id, r.reason],
-    );
-    if (marked.length === 1) return 'refund_on_success';
+    if (await markRefundOnSuccess(tx, payment.id, r.reason, OPEN_STATES)) return 'refund_on_success';
     // Re-read after the conditional update: a concurrent success has committed by now, if there was one.
     const now = await findPaymentByOrder(tx, r.tenantId, r.orderId);
     if (now?.state !== 'succeeded' || !now.psp_ref) return 'nothing_to_refund';

@@ -1,3 +1,4 @@
+import { Inject, Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { SagaEvent } from '@checkout/contracts';
 import {
@@ -11,6 +12,8 @@ import {
   traceIdOf,
   UnclassifiedType,
 } from '../../domain';
+import { SagaMetrics } from '../../saga.metrics';
+import { STUCK_TIMEOUTS } from '../../saga.tokens';
 import {
   SagaStateWrite,
   StoredStep,
@@ -54,14 +57,17 @@ export type RecordOutcome =
   { recorded: false } | { recorded: true; state: SagaState; step: StoredStep; stillStuck: boolean };
 
 /**
- * RecordSagaStep: stores saga events as steps and derives each touched saga's state again from all its steps, in
+ * RecordSagaStepHandler: stores saga events as steps and derives each touched saga's state again from all its steps, in
  * the consumer's inbox transaction, a chunk of events in a fixed number of statements. A saga that moved is no
  * longer stuck; only the sweep marks sagas stuck.
  */
-export class RecordSagaStep {
+@Injectable()
+export class RecordSagaStepHandler {
+  private readonly clock: () => Date = () => new Date();
+
   constructor(
-    private readonly timeouts: StuckTimeouts,
-    private readonly clock: () => Date = () => new Date(),
+    @Inject(STUCK_TIMEOUTS) private readonly timeouts: StuckTimeouts,
+    private readonly metrics: SagaMetrics,
   ) {}
 
   async execute(tx: EntityManager, event: SagaEvent): Promise<RecordOutcome> {
@@ -102,6 +108,7 @@ export class RecordSagaStep {
     await saveStates(tx, [...derived.values()]);
     return steps.map((step) => {
       if (!recorded.has(step.eventId.toLowerCase())) return { recorded: false };
+      this.metrics.stepRecorded(step.type, step.outcome);
       const { state, stillStuck } = derived.get(sagaKeyOf(step))!;
       return { recorded: true, state, step, stillStuck };
     });

@@ -1,5 +1,9 @@
 import { DataSource } from 'typeorm';
-import { Logger } from '@checkout/messaging';
+import { Inject, Injectable } from '@nestjs/common';
+import { PinoLogger } from 'nestjs-pino';
+import { SERVICE_CONFIG } from '@checkout/service-kit';
+import { SagaTrackerConfig } from '../../../config/saga-tracker.config';
+import { STUCK_TIMEOUTS } from '../../saga.tokens';
 import { OrderStatus, StuckTimeouts, stuckVerdict } from '../../domain';
 import { SagaMetrics } from '../../saga.metrics';
 import { SagaRow, claimEndedDurations, markStuck, stuckCandidates } from '../../database/saga.repository';
@@ -13,18 +17,24 @@ export interface SweepResult {
 }
 
 /**
- * SweepStuckSagas: marks the sagas whose next step (or whole run) is overdue as stuck, with one log line per
+ * SweepStuckSagasHandler: marks the sagas whose next step (or whole run) is overdue as stuck, with one log line per
  * saga as it becomes stuck, and observes the duration of the sagas that ended since the last sweep. Sagas are
  * judged as of the instant up to which the tracker has read every topic (`asOf`), never later.
  */
-export class SweepStuckSagas {
+@Injectable()
+export class SweepStuckSagasHandler {
+  private readonly batch: number;
+
   constructor(
     private readonly dataSource: DataSource,
-    private readonly timeouts: StuckTimeouts,
+    @Inject(STUCK_TIMEOUTS) private readonly timeouts: StuckTimeouts,
     private readonly metrics: SagaMetrics,
-    private readonly logger: Logger,
-    private readonly batch: number,
-  ) {}
+    private readonly logger: PinoLogger,
+    @Inject(SERVICE_CONFIG) config: Pick<SagaTrackerConfig, 'SAGA_STUCK_SWEEP_BATCH'>,
+  ) {
+    logger.setContext('SweepStuckSagas');
+    this.batch = config.SAGA_STUCK_SWEEP_BATCH;
+  }
 
   /**
    * Whether any open saga could be judged stuck as of `now` (or any earlier instant: a saga that is no candidate
