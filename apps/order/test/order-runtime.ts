@@ -2,7 +2,9 @@ import { PinoLogger } from 'nestjs-pino';
 import { DataSource } from 'typeorm';
 import { InboxTransport, OutboxWriter } from '@checkout/messaging';
 import { CatalogRepository } from '../src/catalog/database/catalog.repository';
-import { UndoCheckoutHandler } from '../src/checkout/commands/undo-checkout/undo-checkout.handler';
+import { IssueVoucherHandler } from '../src/catalog/commands/issue-voucher/issue-voucher.handler';
+import { ReturnVoucherHandler } from '../src/catalog/commands/return-voucher/return-voucher.handler';
+import { UndoCheckoutHandler } from '../src/orders/commands/undo-checkout/undo-checkout.handler';
 import { CancelAfterPaymentFailureHandler } from '../src/orders/commands/cancel-after-payment-failure/cancel-after-payment-failure.handler';
 import { IssueApologyVoucherHandler } from '../src/orders/commands/issue-apology-voucher/issue-apology-voucher.handler';
 import { MarkAwaitingPaymentHandler } from '../src/orders/commands/mark-awaiting-payment/mark-awaiting-payment.handler';
@@ -34,7 +36,7 @@ export function orderTransport(
     giveBack: async (_t, hold, why) => void (hold && gateCalls.push(`giveBack:${hold}:${why}`)),
     settle: async (_t, hold) => void (hold && gateCalls.push(`settle:${hold}`)),
   };
-  const undo = new UndoCheckoutHandler(catalog, orders, gate);
+  const undo = new UndoCheckoutHandler(new ReturnVoucherHandler(catalog), orders, gate);
   return new InboxTransport({
     name,
     brokers: ['127.0.0.1:1'],
@@ -53,7 +55,7 @@ export function orderTransport(
       new RecordPaymentStateHandler(orders, silent),
       new CancelAfterPaymentFailureHandler(orders, outbox, undo, silent),
       new MarkShippedHandler(orders, silent),
-      new IssueApologyVoucherHandler(orders, catalog, silent),
+      new IssueApologyVoucherHandler(orders, new IssueVoucherHandler(catalog), silent),
       undo,
     ),
   );

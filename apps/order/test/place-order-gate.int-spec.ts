@@ -8,6 +8,9 @@ import { TakeResult } from '@checkout/stock-gate';
 import { OutboxWriter } from '@checkout/messaging';
 import { scratchDatabase } from '@checkout/testing';
 import { CatalogRepository } from '../src/catalog/database/catalog.repository';
+import { QuoteCheckoutHandler } from '../src/catalog/commands/quote-checkout/quote-checkout.handler';
+import { RedeemVoucherHandler } from '../src/catalog/commands/redeem-voucher/redeem-voucher.handler';
+import { OpenOrderHandler } from '../src/orders/commands/open-order/open-order.handler';
 import {
   PlaceOrderCommand,
   PlaceOrderHandler,
@@ -59,10 +62,10 @@ describe("checkout and the gate's answers (PlaceOrder on a scratch order databas
     registry = new Registry();
     handler = new PlaceOrderHandler(
       db,
-      new OutboxWriter('order'),
       new IdempotencyRepository(30_000, 24),
-      new CatalogRepository(),
-      new OrderRepository(),
+      new QuoteCheckoutHandler(db, new CatalogRepository()),
+      new RedeemVoucherHandler(new CatalogRepository()),
+      new OpenOrderHandler(new OutboxWriter('order'), new OrderRepository()),
       gate as unknown as OrderStockGate,
       new CheckoutMetrics(registry),
       quiet,

@@ -1,11 +1,12 @@
 import { Module } from '@nestjs/common';
 import { CatalogModule } from '../catalog/catalog.module';
-import { UndoCheckoutHandler } from '../checkout/commands/undo-checkout/undo-checkout.handler';
+import { UndoCheckoutHandler } from './commands/undo-checkout/undo-checkout.handler';
 import { GateModule } from '../gate/gate.module';
 import { OrderStockGate } from '../gate/stock-gate.provider';
 import { CancelAfterPaymentFailureHandler } from './commands/cancel-after-payment-failure/cancel-after-payment-failure.handler';
 import { CancelOrderHandler } from './commands/cancel-order/cancel-order.handler';
 import { IssueApologyVoucherHandler } from './commands/issue-apology-voucher/issue-apology-voucher.handler';
+import { OpenOrderHandler } from './commands/open-order/open-order.handler';
 import { MarkAwaitingPaymentHandler } from './commands/mark-awaiting-payment/mark-awaiting-payment.handler';
 import { MarkBackorderedHandler } from './commands/mark-backordered/mark-backordered.handler';
 import { MarkPaidHandler } from './commands/mark-paid/mark-paid.handler';
@@ -25,6 +26,7 @@ import { OrdersController } from './http/orders.controller';
   providers: [
     OrderRepository,
     { provide: SAGA_GATE, useExisting: OrderStockGate },
+    OpenOrderHandler,
     CancelOrderHandler,
     // The checkout's compensation, run by the saga's reactions (REJECTED, CANCELLED).
     UndoCheckoutHandler,
@@ -37,6 +39,7 @@ import { OrdersController } from './http/orders.controller';
     MarkShippedHandler,
     IssueApologyVoucherHandler,
   ],
-  exports: [OrderRepository],
+  // The commands other areas call (checkout opens orders); the repository stays inside the area.
+  exports: [OpenOrderHandler],
 })
 export class OrdersModule {}

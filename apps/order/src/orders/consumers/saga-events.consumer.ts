@@ -2,7 +2,7 @@ import { Controller } from '@nestjs/common';
 import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
 import { SagaEvent } from '@checkout/contracts';
 import { InboxContext } from '@checkout/messaging';
-import { UndoCheckoutHandler } from '../../checkout/commands/undo-checkout/undo-checkout.handler';
+import { UndoCheckoutHandler } from '../commands/undo-checkout/undo-checkout.handler';
 import { CancelAfterPaymentFailureHandler } from '../commands/cancel-after-payment-failure/cancel-after-payment-failure.handler';
 import { IssueApologyVoucherHandler } from '../commands/issue-apology-voucher/issue-apology-voucher.handler';
 import { MarkAwaitingPaymentHandler } from '../commands/mark-awaiting-payment/mark-awaiting-payment.handler';

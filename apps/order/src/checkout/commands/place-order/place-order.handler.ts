@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { PinoLogger } from 'nestjs-pino';
-import { OutboxWriter } from '@checkout/messaging';
-import { OUTBOX_WRITER } from '@checkout/service-kit';
-import { CatalogRepository } from '../../../catalog/database/catalog.repository';
-import { OrderRepository } from '../../../orders/database/order.repository';
+import { QuoteCheckoutHandler } from '../../../catalog/commands/quote-checkout/quote-checkout.handler';
+import { RedeemVoucherHandler } from '../../../catalog/commands/redeem-voucher/redeem-voucher.handler';
+import { OpenOrderHandler } from '../../../orders/commands/open-order/open-order.handler';
 import { OrderStockGate } from '../../../gate/stock-gate.provider';
 import { CheckoutMetrics, CheckoutOutcome } from '../../checkout.metrics';
 import { IdempotencyRepository } from '../../database/idempotency.repository';
@@ -49,10 +48,10 @@ export interface CheckoutReply {
 export class PlaceOrderHandler {
   constructor(
     private readonly dataSource: DataSource,
-    @Inject(OUTBOX_WRITER) private readonly outbox: OutboxWriter,
     private readonly keys: IdempotencyRepository,
-    private readonly catalog: CatalogRepository,
-    private readonly orders: OrderRepository,
+    private readonly quote: QuoteCheckoutHandler,
+    private readonly redeemVoucher: RedeemVoucherHandler,
+    private readonly openOrder: OpenOrderHandler,
     private readonly gate: OrderStockGate,
     private readonly metrics: CheckoutMetrics,
     private readonly logger: PinoLogger,
@@ -139,26 +138,20 @@ export class PlaceOrderHandler {
     body: PlaceOrderCommand['body'],
     gateHold: string | null,
   ): Promise<CheckoutReply> {
-    const prices = await this.catalog.prices(
-      this.dataSource,
+    const { prices, voucher } = await this.quote.execute(
       tenantId,
+      body.customerId,
       body.lines.map((l) => l.sku),
+      body.voucherCode,
     );
-    const voucher = body.voucherCode
-      ? await this.catalog.voucher(this.dataSource, tenantId, body.voucherCode)
-      : undefined;
     // A voucher bound to another customer (an apology voucher) answers as if it did not exist: a code is a
     // secret, and telling a stranger it is valid would help guessing.
-    if (
-      body.voucherCode &&
-      (!voucher || (voucher.customerId !== null && voucher.customerId !== body.customerId))
-    )
-      throw new UnknownVoucher(body.voucherCode);
+    if (body.voucherCode && !voucher) throw new UnknownVoucher(body.voucherCode);
     const priced = priceLines(body.currency, body.lines, prices, voucher?.percentOff ?? 0);
     const orderId = randomUUID();
     const reply = { status: 202, body: JSON.stringify({ orderId, status: 'PENDING' }), replayed: false };
     await this.dataSource.transaction(async (tx) => {
-      await this.orders.insert(tx, {
+      await this.openOrder.execute(tx, {
         id: orderId,
         tenantId,
         customerId: body.customerId,
@@ -168,19 +161,6 @@ export class PlaceOrderHandler {
         paymentToken: body.payment.token,
         gateHoldId: gateHold,
         idempotencyKey,
-      });
-      await this.outbox.append(tx, {
-        type: 'order.created',
-        tenantId,
-        sagaId: orderId,
-        payload: {
-          orderId,
-          customerId: body.customerId,
-          currency: body.currency,
-          ...priced,
-          voucherCode: voucher?.code ?? null,
-          paymentToken: body.payment.token,
-        },
       });
       if (
         !(await this.keys.complete(
@@ -198,7 +178,7 @@ export class PlaceOrderHandler {
       }
       // Last, in one statement: the hot voucher row stays locked from here to COMMIT only (one round trip).
       // Every checkout of a popular voucher queues on that row, so its lock time is the checkout throughput.
-      if (voucher && (await this.catalog.redeemVoucher(tx, tenantId, voucher.code, orderId)) === null) {
+      if (voucher && !(await this.redeemVoucher.execute(tx, tenantId, voucher.code, orderId))) {
         throw new VoucherExhausted(voucher.code);
       }
     });

@@ -3,7 +3,7 @@ import { PinoLogger } from 'nestjs-pino';
 import { SagaEvent } from '@checkout/contracts';
 import { OutboxWriter } from '@checkout/messaging';
 import { OUTBOX_WRITER } from '@checkout/service-kit';
-import { UndoCheckoutHandler } from '../../../checkout/commands/undo-checkout/undo-checkout.handler';
+import { UndoCheckoutHandler } from '../undo-checkout/undo-checkout.handler';
 import { OrderRepository } from '../../database/order.repository';
 import { SagaStep, moveOrder } from '../saga-step';
 

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { OutboxWriter } from '@checkout/messaging';
 import { OUTBOX_WRITER } from '@checkout/service-kit';
-import { CatalogRepository } from '../../../catalog/database/catalog.repository';
+import { ReturnVoucherHandler } from '../../../catalog/commands/return-voucher/return-voucher.handler';
 import { OrderStockGate } from '../../../gate/stock-gate.provider';
 import { OrderRepository } from '../../database/order.repository';
 import { OrderNotCancellable, OrderNotFound } from '../../domain/order.errors';
@@ -19,7 +19,7 @@ export class CancelOrderHandler {
     private readonly dataSource: DataSource,
     @Inject(OUTBOX_WRITER) private readonly outbox: OutboxWriter,
     private readonly orders: OrderRepository,
-    private readonly catalog: CatalogRepository,
+    private readonly returnVoucher: ReturnVoucherHandler,
     private readonly gate: OrderStockGate,
   ) {}
 
@@ -27,7 +27,7 @@ export class CancelOrderHandler {
     const moved = await this.dataSource.transaction(async (tx) => {
       const m = await this.orders.cancelByCustomer(tx, tenantId, orderId);
       if (!m) return null;
-      await this.catalog.returnVoucher(tx, tenantId, orderId);
+      await this.returnVoucher.execute(tx, tenantId, orderId);
       await this.outbox.append(tx, {
         type: 'order.cancelled',
         tenantId,

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { PinoLogger } from 'nestjs-pino';
 import { SagaEvent } from '@checkout/contracts';
-import { CatalogRepository } from '../../../catalog/database/catalog.repository';
+import { IssueVoucherHandler } from '../../../catalog/commands/issue-voucher/issue-voucher.handler';
 import { OrderRepository } from '../../database/order.repository';
 import { ApologyVoucherCodeTaken } from '../../domain/order.errors';
 import { SagaStep } from '../saga-step';
@@ -15,13 +15,13 @@ import { SagaStep } from '../saga-step';
 export class IssueApologyVoucherHandler {
   constructor(
     private readonly orders: OrderRepository,
-    private readonly catalog: CatalogRepository,
+    private readonly issueVoucher: IssueVoucherHandler,
     private readonly logger: PinoLogger,
   ) {}
 
   async execute(step: SagaStep, e: SagaEvent<'fulfillment.apology-voucher-issued'>): Promise<void> {
     const order = await this.orders.find(step.tx, e.tenantId, e.payload.orderId);
-    const outcome = await this.catalog.issueApologyVoucher(step.tx, e.tenantId, {
+    const outcome = await this.issueVoucher.execute(step.tx, e.tenantId, {
       code: e.payload.code,
       percentOff: e.payload.percentOff,
       maxRedemptions: e.payload.maxRedemptions,

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { PinoLogger } from 'nestjs-pino';
 import { SagaEvent } from '@checkout/contracts';
-import { UndoCheckoutHandler } from '../../../checkout/commands/undo-checkout/undo-checkout.handler';
+import { UndoCheckoutHandler } from '../undo-checkout/undo-checkout.handler';
 import { OrderRepository } from '../../database/order.repository';
 import { SagaStep, moveOrder } from '../saga-step';
 

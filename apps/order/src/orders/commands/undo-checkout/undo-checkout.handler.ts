@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { SagaEvent } from '@checkout/contracts';
-import { CatalogRepository } from '../../../catalog/database/catalog.repository';
-import { Moved, OrderRepository } from '../../../orders/database/order.repository';
-import { SAGA_GATE, SagaGate, SagaStep } from '../../../orders/commands/saga-step';
+import { ReturnVoucherHandler } from '../../../catalog/commands/return-voucher/return-voucher.handler';
+import { Moved, OrderRepository } from '../../database/order.repository';
+import { SAGA_GATE, SagaGate, SagaStep } from '../saga-step';
 
 /**
  * UndoCheckout: the compensation of PlaceOrder when the order ends REJECTED or CANCELLED by the saga. The voucher
@@ -12,13 +12,13 @@ import { SAGA_GATE, SagaGate, SagaStep } from '../../../orders/commands/saga-ste
 @Injectable()
 export class UndoCheckoutHandler {
   constructor(
-    private readonly catalog: CatalogRepository,
+    private readonly returnVoucher: ReturnVoucherHandler,
     private readonly orders: OrderRepository,
     @Inject(SAGA_GATE) private readonly gate: SagaGate,
   ) {}
 
   async execute(step: SagaStep, e: SagaEvent, moved: Moved): Promise<void> {
-    await this.catalog.returnVoucher(step.tx, e.tenantId, e.sagaId);
+    await this.returnVoucher.execute(step.tx, e.tenantId, e.sagaId);
     this.returnUnits(step, e.tenantId, moved.gateHoldId, e.type);
   }
 

@@ -1,0 +1,34 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import { OutboxWriter } from '@checkout/messaging';
+import { OUTBOX_WRITER } from '@checkout/service-kit';
+import { NewOrder, OrderRepository } from '../../database/order.repository';
+
+/** OpenOrder: a PENDING order with its lines and first history entry, and `order.created`, in one transaction. */
+@Injectable()
+export class OpenOrderHandler {
+  constructor(
+    @Inject(OUTBOX_WRITER) private readonly outbox: OutboxWriter,
+    private readonly orders: OrderRepository,
+  ) {}
+
+  async execute(tx: EntityManager, order: NewOrder): Promise<void> {
+    await this.orders.insert(tx, order);
+    await this.outbox.append(tx, {
+      type: 'order.created',
+      tenantId: order.tenantId,
+      sagaId: order.id,
+      payload: {
+        orderId: order.id,
+        customerId: order.customerId,
+        currency: order.currency,
+        lines: order.lines,
+        subtotal: order.subtotal,
+        discount: order.discount,
+        total: order.total,
+        voucherCode: order.voucherCode,
+        paymentToken: order.paymentToken,
+      },
+    });
+  }
+}
