@@ -9,6 +9,7 @@ import {
 } from 'typeorm';
 import { METRICS_REGISTRY, TenantRegistry } from '@checkout/service-kit';
 import type { Drift } from './commands';
+import { overdueHolds } from './database/stock.repository';
 
 /** What happened to a reservation (an order's stock), as counted on /metrics. */
 export type ReservationOutcome =
@@ -88,7 +89,10 @@ export class ReservationMetrics implements EntitySubscriberInterface {
     });
     let pending: Promise<void> | null = null;
     const refresh = (): Promise<void> => {
-      pending ??= readOverdue(dataSource, tenants)
+      pending ??= overdueHolds(
+        dataSource,
+        tenants.all().map((t) => t.id),
+      )
         .then((rows) => {
           for (const t of tenants.all()) {
             const row = rows.get(t.id);
@@ -144,15 +148,4 @@ export class ReservationMetrics implements EntitySubscriberInterface {
     const repaired = drifts.filter((d) => d.repaired).length;
     if (repaired > 0) this.driftRepaired.inc({ tenant: tenantId }, repaired);
   }
-}
-
-async function readOverdue(ds: DataSource, tenants: TenantRegistry) {
-  const rows: { tenant_id: string; count: number; oldest: number }[] = await ds.query(
-    `SELECT tenant_id, count(*)::int AS count, EXTRACT(EPOCH FROM now() - min(expires_at))::float8 AS oldest
-       FROM reservation
-      WHERE tenant_id = ANY($1) AND status = 'held' AND expires_at < now()
-      GROUP BY tenant_id`,
-    [tenants.all().map((t) => t.id)],
-  );
-  return new Map(rows.map((r) => [r.tenant_id, { count: r.count, oldestSeconds: r.oldest }]));
 }

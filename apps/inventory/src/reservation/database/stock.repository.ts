@@ -237,3 +237,45 @@ export async function recordCancellation(
     [tenantId, orderId],
   );
 }
+
+/** One SKU's counters and the units of its holds past their TTL (GET /v1/stock/{sku}). */
+export interface StockWithOverdue {
+  sku: string;
+  available: number;
+  reserved: number;
+  sold: number;
+  reservationTtlSeconds: number | null;
+  overdue: number;
+}
+
+/** The SKU's counters with its overdue holds; undefined when the tenant does not stock it. */
+export async function stockWithOverdue(
+  db: DataSource,
+  tenantId: string,
+  sku: string,
+): Promise<StockWithOverdue | undefined> {
+  const rows: StockWithOverdue[] = await db.query(
+    `SELECT s.sku, s.available, s.reserved, s.sold, s.reservation_ttl_seconds AS "reservationTtlSeconds",
+            COALESCE((SELECT sum(qty) FROM reservation r
+                       WHERE r.tenant_id = s.tenant_id AND r.sku = s.sku
+                         AND r.status = 'held' AND r.expires_at < now()), 0)::int AS overdue
+       FROM stock s WHERE s.tenant_id = $1 AND s.sku = $2`,
+    [tenantId, sku],
+  );
+  return rows[0];
+}
+
+/** Per tenant with any: how many held reservations are past their expiry, and for how long the oldest is. */
+export async function overdueHolds(
+  db: DataSource,
+  tenantIds: string[],
+): Promise<Map<string, { count: number; oldestSeconds: number }>> {
+  const rows: { tenant_id: string; count: number; oldest: number }[] = await db.query(
+    `SELECT tenant_id, count(*)::int AS count, EXTRACT(EPOCH FROM now() - min(expires_at))::float8 AS oldest
+       FROM reservation
+      WHERE tenant_id = ANY($1) AND status = 'held' AND expires_at < now()
+      GROUP BY tenant_id`,
+    [tenantIds],
+  );
+  return new Map(rows.map((r) => [r.tenant_id, { count: r.count, oldestSeconds: r.oldest }]));
+}

@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import { SetStockRequest, Sku, StockSetView, StockView } from '@checkout/contracts';
 import { CurrentTenant, Tenant, TenantGuard, validate } from '@checkout/service-kit';
 import { SetStockHandler } from '../commands';
+import { stockWithOverdue } from '../database/stock.repository';
 import { NoStock, visibleStock } from '../domain';
 
 /** The inventory HTTP API (docs/api.md, docs/openapi/inventory.json), scoped to the caller's tenant. */
@@ -41,23 +42,9 @@ export class StockController {
   @Get('stock/:sku')
   async get(@CurrentTenant() tenant: Tenant, @Param('sku') rawSku: string): Promise<StockView> {
     const sku = validate(Sku, rawSku, 'sku');
-    const rows: {
-      sku: string;
-      available: number;
-      reserved: number;
-      sold: number;
-      reservationTtlSeconds: number | null;
-      overdue: number;
-    }[] = await this.dataSource.query(
-      `SELECT s.sku, s.available, s.reserved, s.sold, s.reservation_ttl_seconds AS "reservationTtlSeconds",
-                COALESCE((SELECT sum(qty) FROM reservation r
-                           WHERE r.tenant_id = s.tenant_id AND r.sku = s.sku
-                             AND r.status = 'held' AND r.expires_at < now()), 0)::int AS overdue
-           FROM stock s WHERE s.tenant_id = $1 AND s.sku = $2`,
-      [tenant.id, sku],
-    );
-    if (rows.length === 0) throw new NoStock(sku);
-    const { overdue, reservationTtlSeconds, ...counters } = rows[0];
+    const row = await stockWithOverdue(this.dataSource, tenant.id, sku);
+    if (!row) throw new NoStock(sku);
+    const { overdue, reservationTtlSeconds, ...counters } = row;
     return { sku: counters.sku, ...visibleStock(counters, overdue), reservationTtlSeconds };
   }
 }
