@@ -2,7 +2,7 @@ import { DataSource } from 'typeorm';
 import { dataSourceOptions } from '@checkout/service-kit';
 import { loadSagaTrackerConfig, stuckTimeoutsOf } from './config/saga-tracker.config';
 import { DATABASE } from './database';
-import { RederiveSagas } from './saga/commands/rederive-sagas/rederive-sagas.handler';
+import { RederiveSagasHandler } from './saga/commands/rederive-sagas/rederive-sagas.handler';
 
 /** Derives every saga's state again from its steps (run after a release that changed the derivation rules). */
 async function main(): Promise<void> {
@@ -10,7 +10,7 @@ async function main(): Promise<void> {
   const ds = new DataSource(dataSourceOptions(config.DATABASE_URL, DATABASE, config));
   await ds.initialize();
   try {
-    const result = await new RederiveSagas(ds, stuckTimeoutsOf(config)).execute();
+    const result = await new RederiveSagasHandler(ds, stuckTimeoutsOf(config)).execute();
     console.log(
       JSON.stringify({ level: 'info', service: 'saga-tracker', msg: 'sagas derived again', ...result }),
     );

@@ -79,6 +79,20 @@ export async function stuckOf(
   return rows;
 }
 
+/** Whether the saga has ended, row-locked for the rest of the transaction (undefined: no such saga). */
+export async function endedFlagOf(
+  tx: EntityManager,
+  tenantId: string,
+  sagaId: string,
+): Promise<boolean | undefined> {
+  const { rows } = await sql<{ terminal: boolean }>(
+    tx,
+    `SELECT terminal FROM saga WHERE tenant_id = $1 AND saga_id = $2 FOR UPDATE`,
+    [tenantId, sagaId],
+  );
+  return rows[0]?.terminal;
+}
+
 /** A saga's key. */
 export interface SagaKey {
   tenantId: string;
