@@ -1,7 +1,13 @@
 import { PricedLine } from '@checkout/contracts';
 import { Injectable } from '@nestjs/common';
 import { Sql } from '../../database';
-import { ORDER_TRANSITIONS, OrderStatus, PAYMENT_TRANSITIONS, PaymentState } from '../domain/order-status';
+import {
+  CANCEL_BLOCKING_PAYMENTS,
+  ORDER_TRANSITIONS,
+  OrderStatus,
+  PAYMENT_TRANSITIONS,
+  PaymentState,
+} from '../domain/order-status';
 
 /** What checkout snapshots of an order: who, what, at which prices. */
 interface OrderSnapshot {
@@ -138,9 +144,9 @@ export class OrderRepository {
        UPDATE orders o SET status = 'CANCELLED', updated_at = now()
          FROM prev
         WHERE o.id = prev.id AND prev.status = ANY($3::text[])
-          AND (o.payment_state IS NULL OR o.payment_state NOT IN ('succeeded', 'refunded'))
+          AND (o.payment_state IS NULL OR o.payment_state <> ALL($4::text[]))
        RETURNING prev.status AS from_status, o.payment_state, o.gate_hold_id`,
-      [orderId, tenantId, ORDER_TRANSITIONS.CANCELLED],
+      [orderId, tenantId, ORDER_TRANSITIONS.CANCELLED, CANCEL_BLOCKING_PAYMENTS],
     );
     if (rows.length === 0) return null;
     await tx.query(

@@ -38,9 +38,13 @@ export const canTransition = (from: OrderStatus, to: OrderStatus): boolean =>
 export const canMovePayment = (from: PaymentState | null, to: PaymentState): boolean =>
   PAYMENT_TRANSITIONS[to].includes(from);
 
+/** Payment states that end the customer's right to cancel: the money was taken. */
+export const CANCEL_BLOCKING_PAYMENTS: readonly PaymentState[] = ['succeeded', 'refunded'];
+
 /** A customer may cancel until the payment has succeeded. */
 export const customerMayCancel = (status: OrderStatus, payment: PaymentState | null): boolean =>
-  ORDER_TRANSITIONS.CANCELLED.includes(status) && payment !== 'succeeded' && payment !== 'refunded';
+  ORDER_TRANSITIONS.CANCELLED.includes(status) &&
+  (payment === null || !CANCEL_BLOCKING_PAYMENTS.includes(payment));
 
 /** When a cancelled order may still have been charged, payment must refund it (anything but a known failure). */
 export const refundIfCharged = (payment: PaymentState | null): boolean => payment !== 'failed';
