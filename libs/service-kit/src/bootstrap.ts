@@ -256,3 +256,21 @@ export async function runMigrations(
     await ds.destroy();
   }
 }
+
+/**
+ * The body of a service's `migrate.js` (the Kubernetes Job runs the same file): loads the config, applies the
+ * pending migrations and logs one JSON line; a bad config or a failed migration is fatal (exit code 1).
+ */
+export async function migrateMain(
+  service: string,
+  loadConfig: () => Parameters<typeof runMigrations>[0],
+  database: Parameters<typeof runMigrations>[1],
+): Promise<void> {
+  try {
+    const applied = await runMigrations(loadConfig(), database);
+    console.log(JSON.stringify({ level: 'info', service, msg: 'migrations applied', applied }));
+  } catch (error) {
+    console.error(JSON.stringify({ level: 'fatal', service, msg: 'migration failed', err: String(error) }));
+    process.exit(1);
+  }
+}
