@@ -3,6 +3,7 @@ import { SagaEvent } from '@checkout/contracts';
 import { OutboxWriter } from '@checkout/messaging';
 import { OUTBOX_WRITER } from '@checkout/service-kit';
 import { OrderRepository } from '../../database/order.repository';
+import { pricedSnapshot } from '../../domain/order-snapshot';
 import { SAGA_GATE, SagaGate, SagaStep } from '../saga-step';
 
 /**
@@ -36,13 +37,7 @@ export class MarkPaidHandler {
       payload: {
         orderId: order.id,
         tenantId: order.tenantId,
-        customerId: order.customerId,
-        currency: order.currency,
-        lines: order.lines,
-        subtotal: order.subtotal,
-        discount: order.discount,
-        total: order.total,
-        voucherCode: order.voucherCode,
+        ...pricedSnapshot(order),
         paymentId: order.paymentId!,
         pspReference: order.pspReference,
         paidAt: order.paidAt!,

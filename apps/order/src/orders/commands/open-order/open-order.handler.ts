@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { OutboxWriter } from '@checkout/messaging';
 import { OUTBOX_WRITER } from '@checkout/service-kit';
+import { pricedSnapshot } from '../../domain/order-snapshot';
 import { NewOrder, OrderRepository } from '../../database/order.repository';
 
 /** OpenOrder: a PENDING order with its lines and first history entry, and `order.created`, in one transaction. */
@@ -20,13 +21,7 @@ export class OpenOrderHandler {
       sagaId: order.id,
       payload: {
         orderId: order.id,
-        customerId: order.customerId,
-        currency: order.currency,
-        lines: order.lines,
-        subtotal: order.subtotal,
-        discount: order.discount,
-        total: order.total,
-        voucherCode: order.voucherCode,
+        ...pricedSnapshot(order),
         paymentToken: order.paymentToken,
       },
     });
