@@ -305,20 +305,7 @@ export class PspService implements OnApplicationBootstrap, OnApplicationShutdown
       forged === 'stale-timestamp'
         ? signatureHeader(account.webhookSecret, body, now - STALE_SIGNATURE_AGE_S)
         : signatureHeader(`${account.webhookSecret}-forged`, body, now);
-    let status: number | null = null;
-    let error: string | null = null;
-    try {
-      const res = await fetch(`${this.config.PAYMENT_URL}/v1/psp/webhooks`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'psp-signature': signature },
-        body,
-        signal: AbortSignal.timeout(10_000),
-      });
-      status = res.status;
-      await res.arrayBuffer();
-    } catch (e) {
-      error = (e as Error).message;
-    }
+    const { status, error } = await this.post(body, signature);
     this.store.recordDelivery({
       eventId: event.id,
       type: event.type,
@@ -337,23 +324,9 @@ export class PspService implements OnApplicationBootstrap, OnApplicationShutdown
     const body = JSON.stringify(event);
     let status: number | null = null;
     for (let attempt = 1; attempt <= this.config.PSP_SIM_WEBHOOK_ATTEMPTS && !this.stopped; attempt++) {
-      let error: string | null = null;
-      try {
-        const res = await fetch(`${this.config.PAYMENT_URL}/v1/psp/webhooks`, {
-          method: 'POST',
-          headers: {
-            'content-type': 'application/json',
-            'psp-signature': signatureHeader(account.webhookSecret, body),
-          },
-          body,
-          signal: AbortSignal.timeout(10_000),
-        });
-        status = res.status;
-        await res.arrayBuffer();
-      } catch (e) {
-        error = (e as Error).message;
-        status = null;
-      }
+      const answer = await this.post(body, signatureHeader(account.webhookSecret, body));
+      const { error } = answer;
+      status = answer.status;
       this.store.recordDelivery({
         eventId: event.id,
         type: event.type,
@@ -367,6 +340,25 @@ export class PspService implements OnApplicationBootstrap, OnApplicationShutdown
       await this.sleep(Math.min(250 * 2 ** attempt, 10_000));
     }
     return status;
+  }
+
+  /** One POST of a webhook body to payment: its status, or why there was none. */
+  private async post(
+    body: string,
+    signature: string,
+  ): Promise<{ status: number | null; error: string | null }> {
+    try {
+      const res = await fetch(`${this.config.PAYMENT_URL}/v1/psp/webhooks`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'psp-signature': signature },
+        body,
+        signal: AbortSignal.timeout(10_000),
+      });
+      await res.arrayBuffer();
+      return { status: res.status, error: null };
+    } catch (e) {
+      return { status: null, error: (e as Error).message };
+    }
   }
 
   private later(ms: number, fn: () => Promise<unknown>): void {
