@@ -1,4 +1,3 @@
-import { PricedLine } from '@checkout/contracts';
 import { Injectable } from '@nestjs/common';
 import { Sql } from '../../database';
 import {
@@ -8,18 +7,12 @@ import {
   PAYMENT_TRANSITIONS,
   PaymentState,
 } from '../domain/order-status';
+import { PricedSnapshot } from '../domain/order-snapshot';
 
-/** What checkout snapshots of an order: who, what, at which prices. */
-interface OrderSnapshot {
+/** What checkout snapshots of an order: who, what, at which prices, and its gate hold. */
+interface OrderSnapshot extends PricedSnapshot {
   id: string;
   tenantId: string;
-  customerId: string;
-  currency: string;
-  lines: PricedLine[];
-  subtotal: number;
-  discount: number;
-  total: number;
-  voucherCode: string | null;
   gateHoldId: string | null;
 }
 
