@@ -1,6 +1,12 @@
 import { EntityManager } from 'typeorm';
-import { ALLOWED_FROM, PaymentState, TransitionOutcome, TransitionSource } from '../domain/payment-state';
-import { RefundState } from '../domain/refund-state';
+import {
+  ALLOWED_FROM,
+  OPEN_STATES,
+  PaymentState,
+  TransitionOutcome,
+  TransitionSource,
+} from '../domain/payment-state';
+import { REFUND_ALLOWED_FROM, RefundState } from '../domain/refund-state';
 
 /** The minimal part of an event we keep to chain causation, correlation and trace of later events. */
 export interface StoredCause {
@@ -51,6 +57,48 @@ export interface RefundRow {
   created_at: Date;
   updated_at: Date;
 }
+
+/** A refund as commands and jobs see it (a {@link RefundRow} in camelCase). */
+export interface Refund {
+  id: string;
+  tenantId: string;
+  orderId: string;
+  paymentId: string | null;
+  pspAccount: string;
+  pspChargeId: string;
+  amount: string;
+  currency: string;
+  reason: string;
+  state: RefundState;
+  idempotencyKey: string;
+  attempts: number;
+  lastError: string | null;
+  pspRefundId: string | null;
+  cause: StoredCause | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** A refund row in camelCase. */
+const toRefund = (r: RefundRow): Refund => ({
+  id: r.id,
+  tenantId: r.tenant_id,
+  orderId: r.order_id,
+  paymentId: r.payment_id,
+  pspAccount: r.psp_account,
+  pspChargeId: r.psp_charge_id,
+  amount: r.amount,
+  currency: r.currency,
+  reason: r.reason,
+  state: r.state,
+  idempotencyKey: r.idempotency_key,
+  attempts: r.attempts,
+  lastError: r.last_error,
+  pspRefundId: r.psp_refund_id,
+  cause: r.cause,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
 
 /** One requested move of the state machine. */
 export interface TransitionRequest {
@@ -277,6 +325,225 @@ export async function insertRefund(
     ],
   );
   return rows.length === 1;
+}
+
+/** Counts one more charge request sent to the PSP for an attempt. */
+export async function countChargeRequest(q: Pick<EntityManager, 'query'>, id: string): Promise<void> {
+  await q.query(`UPDATE payment_attempt SET charge_requests = charge_requests + 1 WHERE id = $1`, [id]);
+}
+
+/**
+ * Claims up to 100 attempts in pending/unknown whose state (or last reconciliation) is older than `afterMs`,
+ * stamping them reconciled now (a lease: the rest come back next round).
+ */
+export function claimStuckAttempts(q: Pick<EntityManager, 'query'>, afterMs: number): Promise<PaymentRow[]> {
+  return updateReturning<PaymentRow>(
+    q,
+    `UPDATE payment_attempt SET reconciled_at = now()
+      WHERE id IN (SELECT id FROM payment_attempt
+                    WHERE state IN ('pending', 'unknown')
+                      AND COALESCE(reconciled_at, state_changed_at) < now() - $1 * interval '1 millisecond'
+                    ORDER BY state_changed_at LIMIT 100 FOR UPDATE SKIP LOCKED)
+      RETURNING *`,
+    [afterMs],
+  );
+}
+
+/** Per open state (only those with attempts): how many sit there longer than `stuckAfterMs`, and the oldest's age. */
+export async function openStateGauges(
+  q: Pick<EntityManager, 'query'>,
+  stuckAfterMs: number,
+): Promise<{ state: PaymentState; stuck: number; oldestSeconds: number }[]> {
+  const rows: { state: PaymentState; stuck: string; oldest: string | null }[] = await q.query(
+    `SELECT state,
+            count(*) FILTER (WHERE state_changed_at < now() - $1 * interval '1 millisecond') AS stuck,
+            EXTRACT(EPOCH FROM now() - min(state_changed_at)) AS oldest
+       FROM payment_attempt WHERE state = ANY($2::text[]) GROUP BY state`,
+    [stuckAfterMs, OPEN_STATES],
+  );
+  return rows.map((r) => ({ state: r.state, stuck: Number(r.stuck), oldestSeconds: Number(r.oldest ?? 0) }));
+}
+
+/** How many refunds are parked as `refund_failed`, waiting for an operator. */
+export async function countParkedRefunds(q: Pick<EntityManager, 'query'>): Promise<number> {
+  const [{ parked }]: { parked: string }[] = await q.query(
+    `SELECT count(*) AS parked FROM refund WHERE state = 'refund_failed'`,
+  );
+  return Number(parked);
+}
+
+/**
+ * The ids of the tenant's captured PSP charges that nothing of ours accounts for (no refund, no orphan record, no
+ * succeeded or refunded attempt with that charge, no open attempt named in its metadata), in one query.
+ */
+export async function findOrphanChargeIds(
+  q: Pick<EntityManager, 'query'>,
+  tenantId: string,
+  charges: { id: string; paymentId: string | null }[],
+): Promise<string[]> {
+  const rows: { id: string }[] = await q.query(
+    `SELECT c.id FROM unnest($2::text[], $3::uuid[]) AS c(id, payment_id)
+      WHERE NOT EXISTS (SELECT 1 FROM refund r WHERE r.tenant_id = $1 AND r.psp_charge_id = c.id)
+        AND NOT EXISTS (SELECT 1 FROM orphan_charge o WHERE o.tenant_id = $1 AND o.psp_charge_id = c.id)
+        AND NOT EXISTS (SELECT 1 FROM payment_attempt p
+                         WHERE p.tenant_id = $1 AND p.psp_ref = c.id AND p.state IN ('succeeded', 'refunded'))
+        AND NOT EXISTS (SELECT 1 FROM payment_attempt p
+                         WHERE p.tenant_id = $1 AND p.id = c.payment_id AND p.state = ANY($4::text[])
+                           AND COALESCE(p.psp_ref, c.id) = c.id)`,
+    [tenantId, charges.map((c) => c.id), charges.map((c) => c.paymentId), OPEN_STATES],
+  );
+  return rows.map((r) => r.id);
+}
+
+/** Records an orphaned charge and what the policy does about it, once per charge; whether it was new. */
+export async function insertOrphanCharge(
+  tx: EntityManager,
+  o: {
+    pspChargeId: string;
+    tenantId: string;
+    reference: string;
+    amount: number;
+    currency: string;
+    action: string;
+  },
+): Promise<boolean> {
+  const inserted: unknown[] = await tx.query(
+    `INSERT INTO orphan_charge (psp_charge_id, tenant_id, reference, amount, currency, action)
+     VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING RETURNING 1`,
+    [o.pspChargeId, o.tenantId, o.reference, o.amount, o.currency, o.action],
+  );
+  return inserted.length === 1;
+}
+
+/** Records a PSP event id for the tenant (`received`); false when it was already there (a redelivery). */
+export async function insertPspEvent(
+  tx: EntityManager,
+  e: { eventId: string; tenantId: string; type: string; chargeId: string },
+): Promise<boolean> {
+  const fresh: unknown[] = await tx.query(
+    `INSERT INTO psp_event (event_id, tenant_id, type, charge_id, outcome) VALUES ($1, $2, $3, $4, 'received')
+     ON CONFLICT DO NOTHING RETURNING 1`,
+    [e.eventId, e.tenantId, e.type, e.chargeId],
+  );
+  return fresh.length === 1;
+}
+
+/** Records what a PSP event did, and to which payment. */
+export async function notePspEventOutcome(
+  tx: EntityManager,
+  e: { eventId: string; tenantId: string; outcome: string; paymentId: string | null },
+): Promise<void> {
+  await tx.query(
+    `UPDATE psp_event SET outcome = $2, payment_id = $3 WHERE tenant_id = $4 AND event_id = $1`,
+    [e.eventId, e.outcome, e.paymentId, e.tenantId],
+  );
+}
+
+/** The id of the tenant's attempt a PSP charge is about (by our payment id, else by the charge id), if any. */
+export async function findAttemptIdForCharge(
+  tx: EntityManager,
+  tenantId: string,
+  paymentId: string | null,
+  pspRef: string,
+): Promise<string | null> {
+  const rows: { id: string }[] = await tx.query(
+    `SELECT id FROM payment_attempt WHERE tenant_id = $1 AND (id = $2::uuid OR psp_ref = $3) LIMIT 1`,
+    [tenantId, paymentId, pspRef],
+  );
+  return rows[0]?.id ?? null;
+}
+
+/**
+ * The tenant's refund of exactly that charge, amount and currency whose PSP refund id is `pspRefundId` or not
+ * yet known, if any.
+ */
+export async function findRefundForPspRefund(
+  tx: EntityManager,
+  tenantId: string,
+  r: { pspChargeId: string; amount: number; currency: string; pspRefundId: string },
+): Promise<{ id: string; paymentId: string | null } | undefined> {
+  const rows: { id: string; payment_id: string | null }[] = await tx.query(
+    `SELECT id, payment_id FROM refund
+      WHERE tenant_id = $1 AND psp_charge_id = $2 AND amount = $3 AND currency = $4
+        AND (psp_refund_id IS NULL OR psp_refund_id = $5)`,
+    [tenantId, r.pspChargeId, r.amount, r.currency, r.pspRefundId],
+  );
+  return rows[0] && { id: rows[0].id, paymentId: rows[0].payment_id };
+}
+
+/** Moves a refund to `succeeded` with the PSP's refund id; undefined when its state does not allow it. */
+export async function markRefundSucceeded(
+  tx: EntityManager,
+  refundId: string,
+  pspRefundId: string,
+): Promise<Refund | undefined> {
+  const [row] = await updateReturning<RefundRow>(
+    tx,
+    `UPDATE refund SET state = 'succeeded', psp_refund_id = $2, last_error = NULL, updated_at = now()
+      WHERE id = $1 AND state = ANY($3::text[]) RETURNING *`,
+    [refundId, pspRefundId, REFUND_ALLOWED_FROM.succeeded],
+  );
+  return row && toRefund(row);
+}
+
+/** Parks a refund as `refund_failed` with the error; undefined when its state does not allow it. */
+export async function markRefundFailed(
+  tx: EntityManager,
+  refundId: string,
+  error: string,
+): Promise<Refund | undefined> {
+  const [row] = await updateReturning<RefundRow>(
+    tx,
+    `UPDATE refund SET state = 'refund_failed', last_error = $2, updated_at = now()
+      WHERE id = $1 AND state = ANY($3::text[]) RETURNING *`,
+    [refundId, error.slice(0, 500), REFUND_ALLOWED_FROM.refund_failed],
+  );
+  return row && toRefund(row);
+}
+
+/** Claims up to 20 due pending refunds, counting the attempt and leasing each for `leaseMs`. */
+export async function claimDueRefunds(q: Pick<EntityManager, 'query'>, leaseMs: number): Promise<Refund[]> {
+  const rows = await updateReturning<RefundRow>(
+    q,
+    `UPDATE refund SET attempts = attempts + 1, next_attempt_at = now() + $1 * interval '1 millisecond', updated_at = now()
+      WHERE id IN (SELECT id FROM refund WHERE state = 'pending' AND next_attempt_at <= now()
+                    ORDER BY next_attempt_at LIMIT 20 FOR UPDATE SKIP LOCKED)
+      RETURNING *`,
+    [leaseMs],
+  );
+  return rows.map(toRefund);
+}
+
+/** Puts a still pending refund off by `backoffMs`, recording why the last try failed. */
+export async function deferRefund(
+  q: Pick<EntityManager, 'query'>,
+  refundId: string,
+  backoffMs: number,
+  error: string,
+): Promise<void> {
+  await q.query(
+    `UPDATE refund SET next_attempt_at = now() + $2 * interval '1 millisecond', last_error = $3, updated_at = now()
+      WHERE id = $1 AND state = 'pending'`,
+    [refundId, backoffMs, error.slice(0, 500)],
+  );
+}
+
+/** Deletes up to `limit` PSP event ids older than `retentionMs`; returns how many it deleted. */
+export async function deleteOldPspEvents(
+  q: Pick<EntityManager, 'query'>,
+  retentionMs: number,
+  limit: number,
+): Promise<number> {
+  const deleted = await updateReturning(
+    q,
+    `DELETE FROM psp_event WHERE (tenant_id, event_id) IN (
+       SELECT tenant_id, event_id FROM psp_event
+        WHERE received_at < now() - $1 * interval '1 millisecond'
+        ORDER BY received_at LIMIT $2)
+     RETURNING 1`,
+    [retentionMs, limit],
+  );
+  return deleted.length;
 }
 
 /** Rows of an `UPDATE ... RETURNING` (TypeORM answers UPDATE and DELETE with `[rows, rowCount]`). */

@@ -3,7 +3,7 @@ import { PinoLogger } from 'nestjs-pino';
 import { DataSource } from 'typeorm';
 import { PeriodicTask, SERVICE_CONFIG } from '@checkout/service-kit';
 import { PaymentConfig } from '../../config/payment.config';
-import { updateReturning } from '../database/payment.repository';
+import { deleteOldPspEvents } from '../database/payment.repository';
 import { PaymentMetrics } from '../payment.metrics';
 
 /** The settings the prune job reads. */
@@ -52,18 +52,14 @@ export class PrunePspEventsJob implements OnApplicationBootstrap, OnApplicationS
     try {
       const batch = this.config.PAYMENT_PSP_EVENT_PRUNE_BATCH;
       for (let i = 0; i < this.config.PAYMENT_PSP_EVENT_PRUNE_MAX_BATCHES; i++) {
-        const deleted = await updateReturning(
+        const deleted = await deleteOldPspEvents(
           this.dataSource,
-          `DELETE FROM psp_event WHERE (tenant_id, event_id) IN (
-             SELECT tenant_id, event_id FROM psp_event
-              WHERE received_at < now() - $1 * interval '1 millisecond'
-              ORDER BY received_at LIMIT $2)
-           RETURNING 1`,
-          [this.config.PAYMENT_PSP_EVENT_RETENTION_MS, batch],
+          this.config.PAYMENT_PSP_EVENT_RETENTION_MS,
+          batch,
         );
-        total += deleted.length;
-        this.metrics.pspEventsPruned.inc(deleted.length);
-        if (deleted.length < batch) break;
+        total += deleted;
+        this.metrics.pspEventsPruned.inc(deleted);
+        if (deleted < batch) break;
       }
       if (total > 0) this.logger.info({ deleted: total }, 'pruned PSP event ids past their retention');
     } catch (error) {

@@ -4,7 +4,16 @@ import { PinoLogger } from 'nestjs-pino';
 import { DataSource } from 'typeorm';
 import { PeriodicTask, PspCredentialRegistry, SERVICE_CONFIG } from '@checkout/service-kit';
 import { PaymentConfig } from '../../config/payment.config';
-import { PaymentRow, insertRefund, isUuid, updateReturning } from '../database/payment.repository';
+import {
+  PaymentRow,
+  claimStuckAttempts,
+  countParkedRefunds,
+  findOrphanChargeIds,
+  insertOrphanCharge,
+  insertRefund,
+  isUuid,
+  openStateGauges,
+} from '../database/payment.repository';
 import { OPEN_STATES } from '../domain/payment-state';
 import { PaymentMetrics } from '../payment.metrics';
 import { PspCharge, PspClient } from '../psp/psp.client';
@@ -61,16 +70,7 @@ export class ReconcilePaymentsJob implements OnApplicationBootstrap, OnApplicati
   private async reconcile(): Promise<number> {
     try {
       await this.refreshGauges();
-      const stuck = await updateReturning<PaymentRow>(
-        this.dataSource,
-        `UPDATE payment_attempt SET reconciled_at = now()
-          WHERE id IN (SELECT id FROM payment_attempt
-                        WHERE state IN ('pending', 'unknown')
-                          AND COALESCE(reconciled_at, state_changed_at) < now() - $1 * interval '1 millisecond'
-                        ORDER BY state_changed_at LIMIT 100 FOR UPDATE SKIP LOCKED)
-          RETURNING *`,
-        [this.config.PAYMENT_RECONCILE_AFTER_MS],
-      );
+      const stuck = await claimStuckAttempts(this.dataSource, this.config.PAYMENT_RECONCILE_AFTER_MS);
       // A few at a time, and stop the round when the PSP does not answer: a storm of lookups would keep its
       // breaker open. The rest were stamped and come back next round.
       for (let i = 0; i < stuck.length; i += 8) {
@@ -108,22 +108,13 @@ export class ReconcilePaymentsJob implements OnApplicationBootstrap, OnApplicati
   }
 
   private async refreshGauges(): Promise<void> {
-    const rows: { state: string; stuck: string; oldest: string | null }[] = await this.dataSource.query(
-      `SELECT state,
-              count(*) FILTER (WHERE state_changed_at < now() - $1 * interval '1 millisecond') AS stuck,
-              EXTRACT(EPOCH FROM now() - min(state_changed_at)) AS oldest
-         FROM payment_attempt WHERE state = ANY($2::text[]) GROUP BY state`,
-      [this.config.PAYMENT_RECONCILE_AFTER_MS, OPEN_STATES],
-    );
+    const gauges = await openStateGauges(this.dataSource, this.config.PAYMENT_RECONCILE_AFTER_MS);
     for (const state of OPEN_STATES) {
-      const r = rows.find((x) => x.state === state);
-      this.metrics.stuck.set({ state }, Number(r?.stuck ?? 0));
-      this.metrics.stuckOldest.set({ state }, Number(r?.oldest ?? 0));
+      const g = gauges.find((x) => x.state === state);
+      this.metrics.stuck.set({ state }, g?.stuck ?? 0);
+      this.metrics.stuckOldest.set({ state }, g?.oldestSeconds ?? 0);
     }
-    const [{ parked }] = await this.dataSource.query(
-      `SELECT count(*) AS parked FROM refund WHERE state = 'refund_failed'`,
-    );
-    this.metrics.refundsParked.set(Number(parked));
+    this.metrics.refundsParked.set(await countParkedRefunds(this.dataSource));
   }
 
   /**
@@ -158,35 +149,31 @@ export class ReconcilePaymentsJob implements OnApplicationBootstrap, OnApplicati
    */
   private async orphansAmong(tenantId: string, charges: PspCharge[]): Promise<PspCharge[]> {
     if (charges.length === 0) return [];
-    const rows: { id: string }[] = await this.dataSource.query(
-      `SELECT c.id FROM unnest($2::text[], $3::uuid[]) AS c(id, payment_id)
-        WHERE NOT EXISTS (SELECT 1 FROM refund r WHERE r.tenant_id = $1 AND r.psp_charge_id = c.id)
-          AND NOT EXISTS (SELECT 1 FROM orphan_charge o WHERE o.tenant_id = $1 AND o.psp_charge_id = c.id)
-          AND NOT EXISTS (SELECT 1 FROM payment_attempt p
-                           WHERE p.tenant_id = $1 AND p.psp_ref = c.id AND p.state IN ('succeeded', 'refunded'))
-          AND NOT EXISTS (SELECT 1 FROM payment_attempt p
-                           WHERE p.tenant_id = $1 AND p.id = c.payment_id AND p.state = ANY($4::text[])
-                             AND COALESCE(p.psp_ref, c.id) = c.id)`,
-      [
+    const orphans = new Set(
+      await findOrphanChargeIds(
+        this.dataSource,
         tenantId,
-        charges.map((c) => c.id),
-        charges.map((c) => (isUuid(c.metadata?.paymentId) ? c.metadata.paymentId : null)),
-        OPEN_STATES,
-      ],
+        charges.map((c) => ({
+          id: c.id,
+          paymentId: isUuid(c.metadata?.paymentId) ? c.metadata.paymentId : null,
+        })),
+      ),
     );
-    const orphans = new Set(rows.map((r) => r.id));
     return charges.filter((c) => orphans.has(c.id));
   }
 
   private async recordOrphan(tenantId: string, account: string, charge: PspCharge): Promise<boolean> {
     const action = this.config.PAYMENT_ORPHAN_POLICY;
     return this.dataSource.transaction(async (tx) => {
-      const inserted: unknown[] = await tx.query(
-        `INSERT INTO orphan_charge (psp_charge_id, tenant_id, reference, amount, currency, action)
-         VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING RETURNING 1`,
-        [charge.id, tenantId, charge.reference, charge.amount, charge.currency, action],
-      );
-      if (inserted.length === 0) return false;
+      const inserted = await insertOrphanCharge(tx, {
+        pspChargeId: charge.id,
+        tenantId,
+        reference: charge.reference,
+        amount: charge.amount,
+        currency: charge.currency,
+        action,
+      });
+      if (!inserted) return false;
       this.metrics.orphans.inc({ action });
       this.logger.warn(
         { tenantId, chargeId: charge.id, reference: charge.reference, amount: charge.amount, action },

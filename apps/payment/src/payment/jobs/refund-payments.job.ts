@@ -3,7 +3,7 @@ import { PinoLogger } from 'nestjs-pino';
 import { DataSource } from 'typeorm';
 import { PeriodicTask, SERVICE_CONFIG } from '@checkout/service-kit';
 import { PaymentConfig } from '../../config/payment.config';
-import { RefundRow, updateReturning } from '../database/payment.repository';
+import { Refund, claimDueRefunds, deferRefund } from '../database/payment.repository';
 import { PspClient } from '../psp/psp.client';
 import { SettleRefundHandler } from '../commands/settle-refund/settle-refund.handler';
 
@@ -44,14 +44,7 @@ export class RefundPaymentsJob implements OnApplicationBootstrap, OnApplicationS
   private async poll(): Promise<number | undefined> {
     try {
       const lease = this.config.PAYMENT_PSP_TIMEOUT_MS * (this.config.PAYMENT_PSP_RETRIES + 1) + 5_000;
-      const due = await updateReturning<RefundRow>(
-        this.dataSource,
-        `UPDATE refund SET attempts = attempts + 1, next_attempt_at = now() + $1 * interval '1 millisecond', updated_at = now()
-          WHERE id IN (SELECT id FROM refund WHERE state = 'pending' AND next_attempt_at <= now()
-                        ORDER BY next_attempt_at LIMIT 20 FOR UPDATE SKIP LOCKED)
-          RETURNING *`,
-        [lease],
-      );
+      const due = await claimDueRefunds(this.dataSource, lease);
       await Promise.all(due.map((r) => this.send(r)));
       return due.length;
     } catch (error) {
@@ -60,9 +53,9 @@ export class RefundPaymentsJob implements OnApplicationBootstrap, OnApplicationS
     }
   }
 
-  private async send(refund: RefundRow): Promise<void> {
-    const result = await this.psp.refund(refund.psp_account, refund.idempotency_key, {
-      charge: refund.psp_charge_id,
+  private async send(refund: Refund): Promise<void> {
+    const result = await this.psp.refund(refund.pspAccount, refund.idempotencyKey, {
+      charge: refund.pspChargeId,
       amount: Number(refund.amount),
       reason: refund.reason,
     });
@@ -90,11 +83,7 @@ export class RefundPaymentsJob implements OnApplicationBootstrap, OnApplicationS
         this.config.PAYMENT_REFUND_BACKOFF_MAX_MS,
       ),
     );
-    await this.dataSource.query(
-      `UPDATE refund SET next_attempt_at = now() + $2 * interval '1 millisecond', last_error = $3, updated_at = now()
-        WHERE id = $1 AND state = 'pending'`,
-      [refund.id, backoff, error.slice(0, 500)],
-    );
+    await deferRefund(this.dataSource, refund.id, backoff, error);
     this.logger.warn(
       { refundId: refund.id, attempts: refund.attempts, backoffMs: backoff, err: error },
       'refund will be retried',

@@ -8,7 +8,13 @@ import {
   PspRefundEvent,
   PspWebhookEvent,
 } from '@checkout/contracts';
-import { isUuid } from '../../database/payment.repository';
+import {
+  findAttemptIdForCharge,
+  findRefundForPspRefund,
+  insertPspEvent,
+  isUuid,
+  notePspEventOutcome,
+} from '../../database/payment.repository';
 import { PaymentMetrics } from '../../payment.metrics';
 import { MovePaymentHandler } from '../move-payment/move-payment.handler';
 import { SettleRefundHandler } from '../settle-refund/settle-refund.handler';
@@ -48,22 +54,20 @@ export class ApplyPspEventHandler {
   async execute(tenantId: string, event: PspEvent): Promise<PspEventOutcome> {
     const outcome = await this.dataSource.transaction(async (tx): Promise<PspEventOutcome> => {
       const chargeId = isRefundEvent(event) ? event.data.object.charge : event.data.object.id;
-      const fresh: unknown[] = await tx.query(
-        `INSERT INTO psp_event (event_id, tenant_id, type, charge_id, outcome) VALUES ($1, $2, $3, $4, 'received')
-         ON CONFLICT DO NOTHING RETURNING 1`,
-        [event.id, tenantId, event.type, chargeId],
-      );
-      if (fresh.length === 0) return 'duplicate';
+      const fresh = await insertPspEvent(tx, { eventId: event.id, tenantId, type: event.type, chargeId });
+      if (!fresh) return 'duplicate';
       // The tenant comes from the verified signature: another tenant's payment or refund is never found here.
       const result: Applied = isChargeEvent(event)
         ? await this.applyCharge(tx, tenantId, event)
         : isRefundEvent(event)
           ? await this.applyRefund(tx, tenantId, event)
           : { outcome: 'ignored', paymentId: null };
-      await tx.query(
-        `UPDATE psp_event SET outcome = $2, payment_id = $3 WHERE tenant_id = $4 AND event_id = $1`,
-        [event.id, result.outcome, result.paymentId, tenantId],
-      );
+      await notePspEventOutcome(tx, {
+        eventId: event.id,
+        tenantId,
+        outcome: result.outcome,
+        paymentId: result.paymentId,
+      });
       return result.outcome;
     });
     this.metrics.webhooks.inc({ outcome });
@@ -73,11 +77,7 @@ export class ApplyPspEventHandler {
   private async applyCharge(tx: EntityManager, tenantId: string, event: ChargeEvent): Promise<Applied> {
     const charge = event.data.object;
     const paymentId = isUuid(charge.metadata.paymentId) ? charge.metadata.paymentId : null;
-    const rows: { id: string }[] = await tx.query(
-      `SELECT id FROM payment_attempt WHERE tenant_id = $1 AND (id = $2::uuid OR psp_ref = $3) LIMIT 1`,
-      [tenantId, paymentId, charge.id],
-    );
-    const target = rows[0]?.id ?? null;
+    const target = await findAttemptIdForCharge(tx, tenantId, paymentId, charge.id);
     if (!target) return { outcome: 'unmatched', paymentId: null };
     const moved = await this.move.execute(tx, {
       paymentId: target,
@@ -97,13 +97,12 @@ export class ApplyPspEventHandler {
    */
   private async applyRefund(tx: EntityManager, tenantId: string, event: RefundEvent): Promise<Applied> {
     const r = event.data.object;
-    const rows: { id: string; payment_id: string | null }[] = await tx.query(
-      `SELECT id, payment_id FROM refund
-        WHERE tenant_id = $1 AND psp_charge_id = $2 AND amount = $3 AND currency = $4
-          AND (psp_refund_id IS NULL OR psp_refund_id = $5)`,
-      [tenantId, r.charge, r.amount, r.currency, r.id],
-    );
-    const refund = rows[0];
+    const refund = await findRefundForPspRefund(tx, tenantId, {
+      pspChargeId: r.charge,
+      amount: r.amount,
+      currency: r.currency,
+      pspRefundId: r.id,
+    });
     if (!refund) return { outcome: 'unmatched', paymentId: null };
     const outcome =
       event.type === 'refund.succeeded'
@@ -118,6 +117,6 @@ export class ApplyPspEventHandler {
             error: `the PSP failed refund ${r.id}: ${r.failureReason ?? 'no reason given'}`,
             source: 'webhook',
           });
-    return { outcome, paymentId: refund.payment_id };
+    return { outcome, paymentId: refund.paymentId };
   }
 }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { PinoLogger } from 'nestjs-pino';
 import { DataSource } from 'typeorm';
-import { PaymentRow, noteError, notePspRef } from '../../database/payment.repository';
+import { PaymentRow, countChargeRequest, noteError, notePspRef } from '../../database/payment.repository';
 import { PspCharge, PspClient, PspResult } from '../../psp/psp.client';
 import { MovePaymentHandler } from '../move-payment/move-payment.handler';
 import { TransitionSource } from '../../domain/payment-state';
@@ -23,10 +23,7 @@ export class ChargePaymentHandler {
 
   /** Charges (or re-asks, same key) and applies what the PSP said. */
   async execute(row: PaymentRow): Promise<PspResult<PspCharge>> {
-    await this.dataSource.query(
-      `UPDATE payment_attempt SET charge_requests = charge_requests + 1 WHERE id = $1`,
-      [row.id],
-    );
+    await countChargeRequest(this.dataSource, row.id);
     const result = await this.psp.charge(row.psp_account, row.idempotency_key, {
       amount: Number(row.amount),
       currency: row.currency,

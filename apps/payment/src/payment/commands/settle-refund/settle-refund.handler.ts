@@ -3,9 +3,8 @@ import { PinoLogger } from 'nestjs-pino';
 import { EntityManager } from 'typeorm';
 import { OutboxWriter } from '@checkout/messaging';
 import { OUTBOX_WRITER } from '@checkout/service-kit';
-import { RefundRow, updateReturning } from '../../database/payment.repository';
+import { markRefundFailed, markRefundSucceeded } from '../../database/payment.repository';
 import { TransitionOutcome } from '../../domain/payment-state';
-import { REFUND_ALLOWED_FROM } from '../../domain/refund-state';
 import { PaymentMetrics } from '../../payment.metrics';
 import { MovePaymentHandler, asCause } from '../move-payment/move-payment.handler';
 
@@ -32,22 +31,17 @@ export class SettleRefundHandler {
     tx: EntityManager,
     r: { refundId: string; pspRefundId: string; source: RefundNewsSource; pspEventId?: string | null },
   ): Promise<TransitionOutcome> {
-    const [refund] = await updateReturning<RefundRow>(
-      tx,
-      `UPDATE refund SET state = 'succeeded', psp_refund_id = $2, last_error = NULL, updated_at = now()
-        WHERE id = $1 AND state = ANY($3::text[]) RETURNING *`,
-      [r.refundId, r.pspRefundId, REFUND_ALLOWED_FROM.succeeded],
-    );
+    const refund = await markRefundSucceeded(tx, r.refundId, r.pspRefundId);
     if (!refund) return 'ignored';
     this.logger.info(
-      { refundId: refund.id, orderId: refund.order_id, pspRefundId: r.pspRefundId, source: r.source },
+      { refundId: refund.id, orderId: refund.orderId, pspRefundId: r.pspRefundId, source: r.source },
       'refund succeeded',
     );
     // An orphaned charge's refund has no payment of ours to move.
-    if (!refund.payment_id) return 'applied';
+    if (!refund.paymentId) return 'applied';
     const moved = await this.move.execute(tx, {
-      paymentId: refund.payment_id,
-      tenantId: refund.tenant_id,
+      paymentId: refund.paymentId,
+      tenantId: refund.tenantId,
       to: 'refunded',
       source: r.source,
       pspEventId: r.pspEventId ?? null,
@@ -56,15 +50,15 @@ export class SettleRefundHandler {
     if (moved.outcome === 'applied') {
       await this.outbox.append(tx, {
         type: 'payment.refunded',
-        tenantId: refund.tenant_id,
-        sagaId: refund.order_id,
+        tenantId: refund.tenantId,
+        sagaId: refund.orderId,
         cause: asCause(refund.cause),
         // The refund's news may come from a PSP webhook or an operator's request: the event stays in the
         // trace of the saga step that asked for the refund.
         traceparent: refund.cause?.traceparent ?? undefined,
         payload: {
-          orderId: refund.order_id,
-          paymentId: refund.payment_id,
+          orderId: refund.orderId,
+          paymentId: refund.paymentId,
           amount: Number(refund.amount),
           currency: refund.currency,
           pspRefundId: r.pspRefundId,
@@ -80,19 +74,14 @@ export class SettleRefundHandler {
     tx: EntityManager,
     r: { refundId: string; error: string; source: RefundNewsSource },
   ): Promise<TransitionOutcome> {
-    const [refund] = await updateReturning<RefundRow>(
-      tx,
-      `UPDATE refund SET state = 'refund_failed', last_error = $2, updated_at = now()
-        WHERE id = $1 AND state = ANY($3::text[]) RETURNING *`,
-      [r.refundId, r.error.slice(0, 500), REFUND_ALLOWED_FROM.refund_failed],
-    );
+    const refund = await markRefundFailed(tx, r.refundId, r.error);
     if (!refund) return 'ignored';
     this.metrics.refundsParkedTotal.inc();
     this.logger.error(
       {
         refundId: refund.id,
-        orderId: refund.order_id,
-        tenantId: refund.tenant_id,
+        orderId: refund.orderId,
+        tenantId: refund.tenantId,
         attempts: refund.attempts,
         source: r.source,
         err: r.error,
