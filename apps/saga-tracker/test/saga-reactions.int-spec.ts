@@ -8,25 +8,11 @@ import { goldenFixture, sagaHarness } from '@checkout/testing';
 import { MIGRATIONS } from '../src/migrations';
 import { RecordSagaStepHandler } from '../src/saga/commands/record-step/record-step.handler';
 import { SagaEventsConsumer } from '../src/saga/consumers/saga-events.consumer';
-import { StuckTimeouts } from '../src/saga/domain/stuck-policy';
 import { SagaMetrics } from '../src/saga/saga.metrics';
+import { TEST_TIMEOUTS } from './support';
 
 const { tenantId, sagaId } = goldenFixture('order.created');
 const tenants = new TenantRegistry([{ id: tenantId, apiKeySha256: hashApiKey('saga-key') }]);
-const timeouts: StuckTimeouts = {
-  overallMs: 60_000,
-  steps: {
-    reservation: 5_000,
-    payment: 10_000,
-    'stock-commit': 5_000,
-    'order-paid': 5_000,
-    shipment: 5_000,
-    'order-cancel': 5_000,
-    refund: 20_000,
-    'stock-release': 5_000,
-    'shipment-cancel': 5_000,
-  },
-};
 
 const timelineOf = async (ds: DataSource) =>
   (
@@ -63,7 +49,7 @@ describe('saga-tracker reactions: given the golden events, expect no event and t
         admission: { tenants, codePrefix: 'SAGA' },
       }).addConsumer(
         new SagaEventsConsumer(
-          new RecordSagaStepHandler(timeouts, new SagaMetrics(new Registry(), dataSource, tenants)),
+          new RecordSagaStepHandler(TEST_TIMEOUTS, new SagaMetrics(new Registry(), dataSource, tenants)),
         ),
       ),
   });

@@ -134,7 +134,8 @@ export async function insertSteps(tx: EntityManager, steps: readonly StoredStep[
 /**
  * Creates each saga's row on its first step and locks the rows, in one statement and in key order: steps of one
  * saga arrive on several topics at once, the last to commit must derive the state from all of them, and two
- * chunks locking overlapping sagas cannot deadlock.
+ * chunks locking overlapping sagas cannot deadlock. `DO UPDATE ... WHERE false` locks an existing row (even one
+ * committed after this statement's snapshot) without writing a row version: saveStates writes the chunk's one.
  */
 export async function lockSagas(tx: EntityManager, firsts: readonly StoredStep[]): Promise<void> {
   const sorted = [...firsts].sort(
@@ -149,7 +150,7 @@ export async function lockSagas(tx: EntityManager, firsts: readonly StoredStep[]
        FROM unnest($1::text[], $2::uuid[], $3::timestamptz[], $4::uuid[], $5::text[], $6::text[], $7::text[])
             WITH ORDINALITY AS f(tenant_id, saga_id, at, event_id, type, service, outcome, n)
       ORDER BY f.n
-     ON CONFLICT (tenant_id, saga_id) DO UPDATE SET updated_at = now()`,
+     ON CONFLICT (tenant_id, saga_id) DO UPDATE SET updated_at = now() WHERE false`,
     [
       sorted.map((s) => s.tenantId),
       sorted.map((s) => s.sagaId),
