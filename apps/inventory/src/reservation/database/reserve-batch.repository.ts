@@ -109,3 +109,26 @@ export async function holdOrders(
   }
   return rows.map(({ orderId, held, shortSkus, expiresAt }) => ({ orderId, held, shortSkus, expiresAt }));
 }
+
+/** An order of the batch inventory has seen before: reserved already, or cancelled before it was reserved. */
+export interface SeenOrder {
+  orderId: string;
+  /** Seen cancelled (order_cancellation), else it has reservation rows. */
+  cancelled: boolean;
+}
+
+/** Which of these orders already have reservation rows or were recorded cancelled (one row per fact). */
+export async function seenOrders(
+  tx: EntityManager,
+  tenantId: string,
+  orderIds: string[],
+): Promise<SeenOrder[]> {
+  const { rows } = await sql<{ order_id: string; cancelled: boolean }>(
+    tx,
+    `SELECT DISTINCT order_id, false AS cancelled FROM reservation WHERE tenant_id = $1 AND order_id = ANY($2::uuid[])
+       UNION ALL
+       SELECT order_id, true FROM order_cancellation WHERE tenant_id = $1 AND order_id = ANY($2::uuid[])`,
+    [tenantId, orderIds],
+  );
+  return rows.map((r) => ({ orderId: r.order_id, cancelled: r.cancelled }));
+}

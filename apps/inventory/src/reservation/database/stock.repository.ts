@@ -1,5 +1,5 @@
 import { DataSource, EntityManager } from 'typeorm';
-import { Line } from '../domain';
+import { Line, LineSettlement, StockCounters } from '../domain';
 import { sql } from './sql';
 
 /** A stock row as the API shows it. */
@@ -278,4 +278,254 @@ export async function overdueHolds(
     [tenantIds],
   );
   return new Map(rows.map((r) => [r.tenant_id, { count: r.count, oldestSeconds: r.oldest }]));
+}
+
+/** A reservation row's state: held (units in reserved), committed (sold) or released (back to available). */
+export type ReservationStatus = 'held' | 'committed' | 'released';
+
+/** What a payment did to one reservation line (stamped once; a second payment.succeeded finds it set). */
+export type PaymentOutcome = Exclude<LineSettlement, 'short'> | 'backordered' | 'unavailable';
+
+/** One reservation line of an order as the payment's settlement sees it. */
+export interface OrderReservationLine {
+  sku: string;
+  qty: number;
+  status: ReservationStatus;
+  releaseReason: ReleaseReason | null;
+  paymentOutcome: PaymentOutcome | null;
+}
+
+/** The order's reservation lines, locked FOR UPDATE in SKU order (a concurrent release of the order waits). */
+export async function lockOrderReservations(
+  tx: EntityManager,
+  tenantId: string,
+  orderId: string,
+): Promise<OrderReservationLine[]> {
+  const { rows } = await sql<{
+    sku: string;
+    qty: number;
+    status: ReservationStatus;
+    release_reason: ReleaseReason | null;
+    payment_outcome: PaymentOutcome | null;
+  }>(
+    tx,
+    `SELECT sku, qty, status, release_reason, payment_outcome FROM reservation
+        WHERE tenant_id = $1 AND order_id = $2 ORDER BY sku FOR UPDATE`,
+    [tenantId, orderId],
+  );
+  return rows.map((r) => ({
+    sku: r.sku,
+    qty: r.qty,
+    status: r.status,
+    releaseReason: r.release_reason,
+    paymentOutcome: r.payment_outcome,
+  }));
+}
+
+/** Stamps each line with the payment's outcome (only lines not stamped yet); sold lines become committed. */
+export async function stampPaymentOutcome(
+  tx: EntityManager,
+  tenantId: string,
+  orderId: string,
+  outcomes: { sku: string; outcome: PaymentOutcome }[],
+): Promise<void> {
+  await sql(
+    tx,
+    `UPDATE reservation r
+          SET payment_outcome = o.outcome,
+              status = CASE WHEN o.outcome IN ('committed', 're_reserved') THEN 'committed' ELSE r.status END,
+              updated_at = now()
+         FROM unnest($3::text[], $4::text[]) AS o(sku, outcome)
+        WHERE r.tenant_id = $1 AND r.order_id = $2 AND r.sku = o.sku AND r.payment_outcome IS NULL`,
+    [tenantId, orderId, outcomes.map((o) => o.sku), outcomes.map((o) => o.outcome)],
+  );
+}
+
+/** Records the units owed to a paid order, one open backorder row per line. */
+export async function insertBackorders(
+  tx: EntityManager,
+  tenantId: string,
+  orderId: string,
+  lines: Line[],
+): Promise<void> {
+  await sql(
+    tx,
+    `INSERT INTO backorder (tenant_id, order_id, sku, qty)
+         SELECT $1, $2, b.sku, b.qty FROM unnest($3::text[], $4::int[]) AS b(sku, qty)`,
+    [tenantId, orderId, lines.map((b) => b.sku), lines.map((b) => b.quantity)],
+  );
+}
+
+/**
+ * One statement: the SKU's open backorders are locked oldest first and filled in that order as long as the
+ * available units cover them (strict first come, first served: a big old backorder is not overtaken by a
+ * later small one). Filled units move available -> sold with a conditional UPDATE judged by its row count,
+ * and the order's reservation line (released, payment_outcome backordered) becomes committed, so the ledger
+ * of `sold` (committed, not returned reservations) keeps matching the counter.
+ */
+const FILL_BACKORDERS = `
+  WITH locked AS (
+    SELECT order_id, qty, created_at FROM backorder
+     WHERE tenant_id = $1 AND sku = $2 AND status = 'open'
+     ORDER BY created_at, order_id FOR UPDATE),
+  queue AS (
+    SELECT order_id, qty, sum(qty) OVER (ORDER BY created_at, order_id) AS running FROM locked),
+  filled AS (
+    UPDATE backorder b SET status = 'fulfilled', updated_at = now()
+      FROM queue q, stock s
+     WHERE b.tenant_id = $1 AND b.sku = $2 AND b.order_id = q.order_id AND b.status = 'open'
+       AND s.tenant_id = $1 AND s.sku = $2 AND q.running <= s.available
+    RETURNING b.order_id, b.qty, b.created_at),
+  total AS (SELECT coalesce(sum(qty), 0)::int AS units, count(*)::int AS lines FROM filled),
+  taken AS (
+    UPDATE stock s SET available = s.available - t.units, sold = s.sold + t.units, updated_at = now()
+      FROM total t
+     WHERE s.tenant_id = $1 AND s.sku = $2 AND t.units > 0 AND s.available >= t.units
+    RETURNING 1),
+  ledger AS (
+    UPDATE reservation r SET status = 'committed', updated_at = now()
+      FROM filled f
+     WHERE r.tenant_id = $1 AND r.sku = $2 AND r.order_id = f.order_id
+       AND r.status = 'released' AND r.payment_outcome = 'backordered'
+    RETURNING r.order_id)
+  SELECT f.order_id AS "orderId", f.qty AS quantity,
+         (SELECT units FROM total) AS units, (SELECT count(*) FROM taken)::int AS taken,
+         (SELECT count(*) FROM ledger)::int AS ledger
+    FROM filled f ORDER BY f.created_at, f.order_id`;
+
+/** Fills the SKU's open backorders oldest first from available (see FILL_BACKORDERS); the lines filled, in order. */
+export async function fillBackorders(
+  tx: EntityManager,
+  tenantId: string,
+  sku: string,
+): Promise<{ orderId: string; quantity: number }[]> {
+  const { rows } = await sql<{
+    orderId: string;
+    quantity: number;
+    units: number;
+    taken: number;
+    ledger: number;
+  }>(tx, FILL_BACKORDERS, [tenantId, sku]);
+  if (rows.length === 0) return [];
+  // Under the locks the queue and the conditional UPDATE see the same units: a mismatch is a bug, and
+  // throwing rolls the restock back rather than selling units the counter does not show.
+  if (rows[0].taken !== 1 || rows[0].ledger !== rows.length) {
+    throw new Error(
+      `backorder fill of ${sku}: ${rows.length} lines, stock moved ${rows[0].taken}, ledger ${rows[0].ledger}`,
+    );
+  }
+  return rows.map(({ orderId, quantity }) => ({ orderId, quantity }));
+}
+
+/** Of these orders, those with every backorder line fulfilled, with their backordered lines (by order id). */
+export async function fulfilledBackorders(
+  tx: EntityManager,
+  tenantId: string,
+  orderIds: string[],
+): Promise<{ orderId: string; lines: Line[] }[]> {
+  const { rows } = await sql<{ orderId: string; lines: Line[] }>(
+    tx,
+    `SELECT order_id AS "orderId",
+              jsonb_agg(jsonb_build_object('sku', sku, 'quantity', qty) ORDER BY sku) AS lines
+         FROM backorder
+        WHERE tenant_id = $1 AND order_id = ANY($2::uuid[])
+        GROUP BY order_id
+       HAVING bool_and(status = 'fulfilled')
+        ORDER BY order_id`,
+    [tenantId, orderIds],
+  );
+  return rows;
+}
+
+/** Marks the order's committed lines not yet returned as returned (once each); returns them by SKU. */
+export async function markSoldReturned(
+  tx: EntityManager,
+  tenantId: string,
+  orderId: string,
+): Promise<Line[]> {
+  const { rows } = await sql<{ sku: string; qty: number }>(
+    tx,
+    `WITH returned AS (
+         UPDATE reservation SET returned_at = now(), updated_at = now()
+          WHERE tenant_id = $1 AND order_id = $2 AND status = 'committed' AND returned_at IS NULL
+         RETURNING sku, qty)
+       SELECT sku, qty FROM returned ORDER BY sku`,
+    [tenantId, orderId],
+  );
+  return rows.map((r) => ({ sku: r.sku, quantity: r.qty }));
+}
+
+/** Cancels the order's open backorders (its shipment failed: nothing is owed any more). */
+export async function cancelOpenBackorders(
+  tx: EntityManager,
+  tenantId: string,
+  orderId: string,
+): Promise<void> {
+  await sql(
+    tx,
+    `UPDATE backorder SET status = 'cancelled', updated_at = now()
+        WHERE tenant_id = $1 AND order_id = $2 AND status = 'open'`,
+    [tenantId, orderId],
+  );
+}
+
+/** A SKU's stored counters beside the same totals recomputed from its ledgers. */
+export interface SkuLedger extends StockCounters {
+  sku: string;
+  /** Sum of the SKU's restock deltas. */
+  ledgerRestocked: number;
+  /** Units of its held reservations. */
+  held: number;
+  /** Units of its committed reservations not returned. */
+  ledgerSold: number;
+}
+
+/** Every SKU of the tenant (or these SKUs) with its counters and ledger totals, by SKU, in the caller's snapshot. */
+export async function skuLedgers(tx: EntityManager, tenantId: string, skus?: string[]): Promise<SkuLedger[]> {
+  const { rows } = await sql<SkuLedger>(
+    tx,
+    `SELECT s.sku, s.available, s.reserved, s.sold, s.restocked::int AS restocked,
+                COALESCE((SELECT sum(delta) FROM stock_restock r
+                           WHERE r.tenant_id = s.tenant_id AND r.sku = s.sku), 0)::int AS "ledgerRestocked",
+                COALESCE((SELECT sum(qty) FROM reservation v
+                           WHERE v.tenant_id = s.tenant_id AND v.sku = s.sku AND v.status = 'held'), 0)::int AS held,
+                COALESCE((SELECT sum(qty) FROM reservation v
+                           WHERE v.tenant_id = s.tenant_id AND v.sku = s.sku AND v.status = 'committed'
+                             AND v.returned_at IS NULL), 0)::int AS "ledgerSold"
+           FROM stock s
+          WHERE s.tenant_id = $1 AND ($2::text[] IS NULL OR s.sku = ANY($2))
+          ORDER BY s.sku`,
+    [tenantId, skus ?? null],
+  );
+  return rows;
+}
+
+/**
+ * Rewrites a SKU's counters to `expected` only if available, reserved and sold are still `actual` (a writer
+ * in between makes it a no-op); whether it was rewritten.
+ */
+export async function rewriteCounters(
+  tx: EntityManager,
+  tenantId: string,
+  sku: string,
+  expected: StockCounters,
+  actual: StockCounters,
+): Promise<boolean> {
+  const { rowCount } = await sql(
+    tx,
+    `UPDATE stock SET available = $3, reserved = $4, sold = $5, restocked = $6, updated_at = now()
+              WHERE tenant_id = $1 AND sku = $2 AND available = $7 AND reserved = $8 AND sold = $9`,
+    [
+      tenantId,
+      sku,
+      expected.available,
+      expected.reserved,
+      expected.sold,
+      expected.restocked,
+      actual.available,
+      actual.reserved,
+      actual.sold,
+    ],
+  );
+  return rowCount === 1;
 }

@@ -4,8 +4,16 @@ import { SagaEvent } from '@checkout/contracts';
 import { OutboxWriter, lockSaga } from '@checkout/messaging';
 import { OUTBOX_WRITER } from '@checkout/service-kit';
 import { InventoryError, Line, PaymentDecision, SettledLine, decidePayment } from '../../domain';
-import { reservedToSold, stockFlags, takeIntoSold } from '../../database/stock.repository';
-import { sql, withSavepoint } from '../../database/sql';
+import {
+  PaymentOutcome,
+  insertBackorders,
+  lockOrderReservations,
+  reservedToSold,
+  stampPaymentOutcome,
+  stockFlags,
+  takeIntoSold,
+} from '../../database/stock.repository';
+import { withSavepoint } from '../../database/sql';
 import { recordOutcome } from '../../reservation.metrics';
 
 /** Input of CommitStockHandler: the order whose payment succeeded. */
@@ -21,14 +29,6 @@ export type CommitStockResult =
   | { kind: 'duplicate' }
   | { kind: 'no_reservation' }
   | { kind: 'order_closed'; reason: 'order_cancelled' | 'payment_failed' };
-
-interface ReservationLine {
-  sku: string;
-  qty: number;
-  status: 'held' | 'committed' | 'released';
-  release_reason: 'payment_failed' | 'order_cancelled' | 'expired' | null;
-  payment_outcome: string | null;
-}
 
 /**
  * CommitStockHandler on payment.succeeded: held lines move from reserved to sold. Lines the TTL already released
@@ -63,23 +63,18 @@ export class CommitStockHandler {
     { tenantId, orderId, cause }: CommitStockInput,
   ): Promise<CommitStockResult> {
     // The order's own rows, locked in SKU order: a concurrent release or expiry of this order waits or skips.
-    const { rows } = await sql<ReservationLine>(
-      tx,
-      `SELECT sku, qty, status, release_reason, payment_outcome FROM reservation
-        WHERE tenant_id = $1 AND order_id = $2 ORDER BY sku FOR UPDATE`,
-      [tenantId, orderId],
-    );
+    const rows = await lockOrderReservations(tx, tenantId, orderId);
     if (rows.length === 0) return { kind: 'no_reservation' };
-    if (rows.some((r) => r.payment_outcome !== null)) return { kind: 'duplicate' };
+    if (rows.some((r) => r.paymentOutcome !== null)) return { kind: 'duplicate' };
     // Only the TTL's release is undone by a late payment. An order the customer cancelled (or whose payment
     // failed) is closed: its units may already be someone else's, and payment refunds the money it took.
     const closedBy = rows.find(
-      (r) => r.release_reason === 'order_cancelled' || r.release_reason === 'payment_failed',
+      (r) => r.releaseReason === 'order_cancelled' || r.releaseReason === 'payment_failed',
     );
     if (closedBy)
       return {
         kind: 'order_closed',
-        reason: closedBy.release_reason as 'order_cancelled' | 'payment_failed',
+        reason: closedBy.releaseReason as 'order_cancelled' | 'payment_failed',
       };
 
     const released = rows.filter((r) => r.status === 'released').map((r) => r.sku);
@@ -104,7 +99,12 @@ export class CommitStockHandler {
     const { lines, decision } = settled;
     const all: Line[] = lines.map(({ sku, quantity }) => ({ sku, quantity }));
     if (decision.kind === 'unavailable') {
-      await this.recordOutcome(tx, tenantId, orderId, all, () => 'unavailable');
+      await stampPaymentOutcome(
+        tx,
+        tenantId,
+        orderId,
+        all.map(({ sku }) => ({ sku, outcome: 'unavailable' })),
+      );
       await this.outbox.append(tx, {
         type: 'inventory.unavailable-after-payment',
         tenantId,
@@ -116,20 +116,17 @@ export class CommitStockHandler {
       return decision;
     }
 
-    const outcomeOf = new Map(lines.map((l) => [l.sku, l.result === 'short' ? 'backordered' : l.result]));
-    await this.recordOutcome(tx, tenantId, orderId, all, (sku) => outcomeOf.get(sku)!);
+    await stampPaymentOutcome(
+      tx,
+      tenantId,
+      orderId,
+      lines.map(({ sku, result }): { sku: string; outcome: PaymentOutcome } => ({
+        sku,
+        outcome: result === 'short' ? 'backordered' : result,
+      })),
+    );
     if (decision.kind === 'backordered') {
-      await sql(
-        tx,
-        `INSERT INTO backorder (tenant_id, order_id, sku, qty)
-         SELECT $1, $2, b.sku, b.qty FROM unnest($3::text[], $4::int[]) AS b(sku, qty)`,
-        [
-          tenantId,
-          orderId,
-          decision.backordered.map((b) => b.sku),
-          decision.backordered.map((b) => b.quantity),
-        ],
-      );
+      await insertBackorders(tx, tenantId, orderId, decision.backordered);
       await this.outbox.append(tx, {
         type: 'inventory.backordered',
         tenantId,
@@ -149,25 +146,5 @@ export class CommitStockHandler {
     });
     recordOutcome(tx, tenantId, 'committed', decision.reReserved ? 're_reserved' : 'held');
     return decision;
-  }
-
-  /** Stamps each line with the payment's outcome; sold lines become committed. */
-  private async recordOutcome(
-    tx: EntityManager,
-    tenantId: string,
-    orderId: string,
-    lines: Line[],
-    outcome: (sku: string) => string,
-  ): Promise<void> {
-    await sql(
-      tx,
-      `UPDATE reservation r
-          SET payment_outcome = o.outcome,
-              status = CASE WHEN o.outcome IN ('committed', 're_reserved') THEN 'committed' ELSE r.status END,
-              updated_at = now()
-         FROM unnest($3::text[], $4::text[]) AS o(sku, outcome)
-        WHERE r.tenant_id = $1 AND r.order_id = $2 AND r.sku = o.sku AND r.payment_outcome IS NULL`,
-      [tenantId, orderId, lines.map((l) => l.sku), lines.map((l) => outcome(l.sku))],
-    );
   }
 }

@@ -6,8 +6,7 @@ import { OUTBOX_WRITER, SERVICE_CONFIG } from '@checkout/service-kit';
 import { InventoryConfig } from '../../../config/inventory.config';
 import { Line, normalizeLines } from '../../domain';
 import { releaseHeld, stockFlags } from '../../database/stock.repository';
-import { BatchDecision, BatchOrder, holdOrders } from '../../database/reserve-batch.repository';
-import { sql } from '../../database/sql';
+import { BatchDecision, BatchOrder, holdOrders, seenOrders } from '../../database/reserve-batch.repository';
 import { recordOutcome } from '../../reservation.metrics';
 import { publishReleased } from '../release-stock/release-stock.handler';
 
@@ -77,16 +76,14 @@ export class ReserveStockHandler {
     events: NewEvent<EventType>[],
     sequences: Map<string, number[]>,
   ): Promise<void> {
-    const { rows: existing } = await sql<{ order_id: string; cancelled: boolean }>(
+    const existing = await seenOrders(
       tx,
-      `SELECT DISTINCT order_id, false AS cancelled FROM reservation WHERE tenant_id = $1 AND order_id = ANY($2::uuid[])
-       UNION ALL
-       SELECT order_id, true FROM order_cancellation WHERE tenant_id = $1 AND order_id = ANY($2::uuid[])`,
-      [tenantId, inputs.map((p) => p.order.orderId)],
+      tenantId,
+      inputs.map((p) => p.order.orderId),
     );
     // A second order.created for the same order (new event id) must not hold the stock twice.
-    const seen = new Set(existing.filter((r) => !r.cancelled).map((r) => r.order_id));
-    const cancelled = new Set(existing.filter((r) => r.cancelled).map((r) => r.order_id));
+    const seen = new Set(existing.filter((r) => !r.cancelled).map((r) => r.orderId));
+    const cancelled = new Set(existing.filter((r) => r.cancelled).map((r) => r.orderId));
     // SKUs are never deleted, so whether one exists cannot change under us: checked without a lock.
     const known = await stockFlags(tx, tenantId, [
       ...new Set(inputs.flatMap((p) => p.lines.map((l) => l.sku))),
