@@ -1,10 +1,18 @@
 import { EntityManager } from 'typeorm';
-import { PaymentRow, RefundRow, updateReturning } from './payment.repository';
+import {
+  PaymentAttempt,
+  PaymentRow,
+  Refund,
+  RefundRow,
+  toPaymentAttempt,
+  toRefund,
+  updateReturning,
+} from './payment.repository';
 
 type Db = Pick<EntityManager, 'query'>;
 
 /** A payment_transition row. */
-export interface TransitionRow {
+interface TransitionRow {
   payment_id: string;
   from_state: string;
   to_state: string;
@@ -14,8 +22,29 @@ export interface TransitionRow {
   created_at: Date;
 }
 
+/** One step of an attempt's history (a {@link TransitionRow} in camelCase). */
+export interface PaymentTransition {
+  paymentId: string;
+  fromState: string;
+  toState: string;
+  source: string;
+  pspEventId: string | null;
+  detail: string | null;
+  createdAt: Date;
+}
+
+const toPaymentTransition = (r: TransitionRow): PaymentTransition => ({
+  paymentId: r.payment_id,
+  fromState: r.from_state,
+  toState: r.to_state,
+  source: r.source,
+  pspEventId: r.psp_event_id,
+  detail: r.detail,
+  createdAt: r.created_at,
+});
+
 /** An orphan_charge row. */
-export interface OrphanChargeRow {
+interface OrphanChargeRow {
   psp_charge_id: string;
   reference: string;
   amount: string;
@@ -24,17 +53,36 @@ export interface OrphanChargeRow {
   detected_at: Date;
 }
 
+/** A captured PSP charge without a payment of ours (an {@link OrphanChargeRow} in camelCase). */
+export interface OrphanCharge {
+  pspChargeId: string;
+  reference: string;
+  amount: string;
+  currency: string;
+  action: string;
+  detectedAt: Date;
+}
+
+const toOrphanCharge = (r: OrphanChargeRow): OrphanCharge => ({
+  pspChargeId: r.psp_charge_id,
+  reference: r.reference,
+  amount: r.amount,
+  currency: r.currency,
+  action: r.action,
+  detectedAt: r.detected_at,
+});
+
 /** An order's attempts with their transitions and refunds; every table is read with the tenant, not only the parent. */
 export async function findOrderPayments(
   db: Db,
   tenantId: string,
   orderId: string,
-): Promise<{ payments: PaymentRow[]; history: TransitionRow[]; refunds: RefundRow[] }> {
+): Promise<{ payments: PaymentAttempt[]; history: PaymentTransition[]; refunds: Refund[] }> {
   const payments: PaymentRow[] = await db.query(
     `SELECT * FROM payment_attempt WHERE tenant_id = $1 AND order_id = $2 ORDER BY created_at`,
     [tenantId, orderId],
   );
-  if (payments.length === 0) return { payments, history: [], refunds: [] };
+  if (payments.length === 0) return { payments: [], history: [], refunds: [] };
   const ids = payments.map((p) => p.id);
   const [history, refunds]: [TransitionRow[], RefundRow[]] = await Promise.all([
     db.query(
@@ -43,15 +91,20 @@ export async function findOrderPayments(
     ),
     db.query(`SELECT * FROM refund WHERE tenant_id = $1 AND payment_id = ANY($2::uuid[])`, [tenantId, ids]),
   ]);
-  return { payments, history, refunds };
+  return {
+    payments: payments.map(toPaymentAttempt),
+    history: history.map(toPaymentTransition),
+    refunds: refunds.map(toRefund),
+  };
 }
 
 /** The tenant's refunds, newest first, optionally of one state (the operator's `refund_failed` queue). */
-export function listRefunds(db: Db, tenantId: string, state: string | null): Promise<RefundRow[]> {
-  return db.query(
+export async function listRefunds(db: Db, tenantId: string, state: string | null): Promise<Refund[]> {
+  const rows: RefundRow[] = await db.query(
     `SELECT * FROM refund WHERE tenant_id = $1 AND ($2::text IS NULL OR state = $2) ORDER BY created_at DESC LIMIT 500`,
     [tenantId, state],
   );
+  return rows.map(toRefund);
 }
 
 /** Sends a refund in one of `from` back to the retry queue; undefined when it is unknown, foreign or not in `from`. */
@@ -60,19 +113,21 @@ export async function requeueRefund(
   tenantId: string,
   refundId: string,
   from: readonly string[],
-): Promise<RefundRow | undefined> {
+): Promise<Refund | undefined> {
   const rows = await updateReturning<RefundRow>(
     db,
     `UPDATE refund SET state = 'pending', attempts = 0, next_attempt_at = now(), updated_at = now()
       WHERE id = $1 AND tenant_id = $2 AND state = ANY($3::text[]) RETURNING *`,
     [refundId, tenantId, from],
   );
-  return rows[0];
+  return rows[0] && toRefund(rows[0]);
 }
 
 /** Captured PSP charges the orphan sweep found without a succeeded payment, newest first. */
-export function listOrphanCharges(db: Db, tenantId: string): Promise<OrphanChargeRow[]> {
-  return db.query(`SELECT * FROM orphan_charge WHERE tenant_id = $1 ORDER BY detected_at DESC LIMIT 500`, [
-    tenantId,
-  ]);
+export async function listOrphanCharges(db: Db, tenantId: string): Promise<OrphanCharge[]> {
+  const rows: OrphanChargeRow[] = await db.query(
+    `SELECT * FROM orphan_charge WHERE tenant_id = $1 ORDER BY detected_at DESC LIMIT 500`,
+    [tenantId],
+  );
+  return rows.map(toOrphanCharge);
 }

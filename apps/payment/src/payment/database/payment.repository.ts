@@ -1,6 +1,8 @@
 import { EntityManager } from 'typeorm';
 import {
   ALLOWED_FROM,
+  AWAITING_PSP_STATES,
+  CAPTURED_STATES,
   OPEN_STATES,
   PaymentState,
   TransitionOutcome,
@@ -15,7 +17,7 @@ export interface StoredCause {
   traceparent: string | null;
 }
 
-/** A payment_attempt row as the SQL returns it. */
+/** A payment_attempt row as the SQL returns it (only database/ sees it: the rest gets a {@link PaymentAttempt}). */
 export interface PaymentRow {
   id: string;
   tenant_id: string;
@@ -36,6 +38,50 @@ export interface PaymentRow {
   created_at: Date;
   updated_at: Date;
 }
+
+/** A payment attempt as commands, jobs and controllers see it (a {@link PaymentRow} in camelCase). */
+export interface PaymentAttempt {
+  id: string;
+  tenantId: string;
+  orderId: string;
+  state: PaymentState;
+  amount: string;
+  currency: string;
+  paymentToken: string;
+  pspAccount: string;
+  idempotencyKey: string;
+  pspRef: string | null;
+  failureReason: string | null;
+  refundOnSuccess: string | null;
+  chargeRequests: number;
+  lastError: string | null;
+  cause: StoredCause;
+  stateChangedAt: Date;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** A payment_attempt row in camelCase. */
+export const toPaymentAttempt = (r: PaymentRow): PaymentAttempt => ({
+  id: r.id,
+  tenantId: r.tenant_id,
+  orderId: r.order_id,
+  state: r.state,
+  amount: r.amount,
+  currency: r.currency,
+  paymentToken: r.payment_token,
+  pspAccount: r.psp_account,
+  idempotencyKey: r.idempotency_key,
+  pspRef: r.psp_ref,
+  failureReason: r.failure_reason,
+  refundOnSuccess: r.refund_on_success,
+  chargeRequests: r.charge_requests,
+  lastError: r.last_error,
+  cause: r.cause,
+  stateChangedAt: r.state_changed_at,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
 
 /** A refund row. */
 export interface RefundRow {
@@ -80,7 +126,7 @@ export interface Refund {
 }
 
 /** A refund row in camelCase. */
-const toRefund = (r: RefundRow): Refund => ({
+export const toRefund = (r: RefundRow): Refund => ({
   id: r.id,
   tenantId: r.tenant_id,
   orderId: r.order_id,
@@ -113,9 +159,24 @@ export interface TransitionRequest {
   detail?: string | null;
 }
 
-/** The result of a move: applied with the row as it is now, or ignored. */
+/** The result of a move: applied with the attempt as it is now, or ignored. */
 export type TransitionResult =
-  { outcome: 'applied'; from: PaymentState; row: PaymentRow } | { outcome: 'ignored'; row: null };
+  { outcome: 'applied'; from: PaymentState; payment: PaymentAttempt } | { outcome: 'ignored'; payment: null };
+
+/** An attempt just moved, with the state it left. */
+export interface MovedAttempt {
+  from: PaymentState;
+  payment: PaymentAttempt;
+}
+
+/** A row of a moving statement (`RETURNING p.*, old.state AS from_state`) as a {@link MovedAttempt}. */
+const toMovedAttempt = ({
+  from_state: from,
+  ...row
+}: PaymentRow & { from_state: PaymentState }): MovedAttempt => ({
+  from,
+  payment: toPaymentAttempt(row),
+});
 
 /**
  * The state machine in SQL: one conditional UPDATE (`WHERE id = $1 AND state = ANY($allowed)`), whose row
@@ -150,9 +211,8 @@ export async function transition(tx: EntityManager, r: TransitionRequest): Promi
       r.detail ?? null,
     ],
   );
-  if (rows.length === 0) return { outcome: 'ignored', row: null };
-  const { from_state: from, ...row } = rows[0];
-  return { outcome: 'applied' satisfies TransitionOutcome, from, row };
+  if (rows.length === 0) return { outcome: 'ignored', payment: null };
+  return { outcome: 'applied' satisfies TransitionOutcome, ...toMovedAttempt(rows[0]) };
 }
 
 /**
@@ -162,8 +222,8 @@ export async function transition(tx: EntityManager, r: TransitionRequest): Promi
 export async function claimNewAttempts(
   q: Pick<EntityManager, 'query'>,
   limit: number,
-): Promise<(PaymentRow & { from_state: PaymentState })[]> {
-  return q.query(
+): Promise<MovedAttempt[]> {
+  const rows: (PaymentRow & { from_state: PaymentState })[] = await q.query(
     `WITH picked AS (
        SELECT id, state FROM payment_attempt a
         WHERE state = ANY($2::text[]) AND refund_on_success IS NULL
@@ -181,6 +241,7 @@ export async function claimNewAttempts(
      SELECT * FROM moved`,
     [limit, ALLOWED_FROM.pending],
   );
+  return rows.map(toMovedAttempt);
 }
 
 /** The attempt of an order. */
@@ -188,12 +249,12 @@ export async function findPaymentByOrder(
   tx: EntityManager,
   tenantId: string,
   orderId: string,
-): Promise<PaymentRow | undefined> {
+): Promise<PaymentAttempt | undefined> {
   const rows: PaymentRow[] = await tx.query(
     `SELECT * FROM payment_attempt WHERE tenant_id = $1 AND order_id = $2`,
     [tenantId, orderId],
   );
-  return rows[0];
+  return rows[0] && toPaymentAttempt(rows[0]);
 }
 
 /**
@@ -333,20 +394,24 @@ export async function countChargeRequest(q: Pick<EntityManager, 'query'>, id: st
 }
 
 /**
- * Claims up to 100 attempts in pending/unknown whose state (or last reconciliation) is older than `afterMs`,
- * stamping them reconciled now (a lease: the rest come back next round).
+ * Claims up to 100 attempts awaiting the PSP's answer (`AWAITING_PSP_STATES`) whose state (or last reconciliation)
+ * is older than `afterMs`, stamping them reconciled now (a lease: the rest come back next round).
  */
-export function claimStuckAttempts(q: Pick<EntityManager, 'query'>, afterMs: number): Promise<PaymentRow[]> {
-  return updateReturning<PaymentRow>(
+export async function claimStuckAttempts(
+  q: Pick<EntityManager, 'query'>,
+  afterMs: number,
+): Promise<PaymentAttempt[]> {
+  const rows = await updateReturning<PaymentRow>(
     q,
     `UPDATE payment_attempt SET reconciled_at = now()
       WHERE id IN (SELECT id FROM payment_attempt
-                    WHERE state IN ('pending', 'unknown')
+                    WHERE state = ANY($2::text[])
                       AND COALESCE(reconciled_at, state_changed_at) < now() - $1 * interval '1 millisecond'
                     ORDER BY state_changed_at LIMIT 100 FOR UPDATE SKIP LOCKED)
       RETURNING *`,
-    [afterMs],
+    [afterMs, AWAITING_PSP_STATES],
   );
+  return rows.map(toPaymentAttempt);
 }
 
 /** Per open state (only those with attempts): how many sit there longer than `stuckAfterMs`, and the oldest's age. */
@@ -374,7 +439,7 @@ export async function countParkedRefunds(q: Pick<EntityManager, 'query'>): Promi
 
 /**
  * The ids of the tenant's captured PSP charges that nothing of ours accounts for (no refund, no orphan record, no
- * succeeded or refunded attempt with that charge, no open attempt named in its metadata), in one query.
+ * attempt with that charge in `CAPTURED_STATES`, no open attempt named in its metadata), in one query.
  */
 export async function findOrphanChargeIds(
   q: Pick<EntityManager, 'query'>,
@@ -386,11 +451,11 @@ export async function findOrphanChargeIds(
       WHERE NOT EXISTS (SELECT 1 FROM refund r WHERE r.tenant_id = $1 AND r.psp_charge_id = c.id)
         AND NOT EXISTS (SELECT 1 FROM orphan_charge o WHERE o.tenant_id = $1 AND o.psp_charge_id = c.id)
         AND NOT EXISTS (SELECT 1 FROM payment_attempt p
-                         WHERE p.tenant_id = $1 AND p.psp_ref = c.id AND p.state IN ('succeeded', 'refunded'))
+                         WHERE p.tenant_id = $1 AND p.psp_ref = c.id AND p.state = ANY($5::text[]))
         AND NOT EXISTS (SELECT 1 FROM payment_attempt p
                          WHERE p.tenant_id = $1 AND p.id = c.payment_id AND p.state = ANY($4::text[])
                            AND COALESCE(p.psp_ref, c.id) = c.id)`,
-    [tenantId, charges.map((c) => c.id), charges.map((c) => c.paymentId), OPEN_STATES],
+    [tenantId, charges.map((c) => c.id), charges.map((c) => c.paymentId), OPEN_STATES, CAPTURED_STATES],
   );
   return rows.map((r) => r.id);
 }

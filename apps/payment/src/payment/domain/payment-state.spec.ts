@@ -1,7 +1,14 @@
 import { describe, it } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { PAYMENT_STATES } from '@checkout/contracts';
-import { ALLOWED_FROM, canTransition, replay } from './payment-state';
+import {
+  ALLOWED_FROM,
+  AWAITING_PSP_STATES,
+  CAPTURED_STATES,
+  PaymentState,
+  canTransition,
+  replay,
+} from './payment-state';
 
 describe('payment state machine', () => {
   it("replays the seed's trace: pending, unknown, webhook succeeded, duplicate, late failed, refunded", () => {
@@ -49,5 +56,25 @@ describe('payment state machine', () => {
   it('refunds only a succeeded payment', () => {
     assert.deepEqual(ALLOWED_FROM.refunded, ['succeeded']);
     assert.equal(replay('unknown', ['refunded']).state, 'unknown');
+  });
+
+  it('reconciles exactly the states a PSP answer settles either way (never created: the PSP was not asked)', () => {
+    const settledByAnswer = PAYMENT_STATES.filter(
+      (from) => canTransition(from, 'succeeded') && canTransition(from, 'failed'),
+    );
+    assert.deepEqual([...AWAITING_PSP_STATES].sort(), settledByAnswer.sort());
+  });
+
+  it('counts as captured succeeded and every state it leads to', () => {
+    const reachable = new Set<PaymentState>(['succeeded']);
+    for (let grew = true; grew;) {
+      grew = false;
+      for (const to of PAYMENT_STATES)
+        if (!reachable.has(to) && [...reachable].some((from) => canTransition(from, to))) {
+          reachable.add(to);
+          grew = true;
+        }
+    }
+    assert.deepEqual([...CAPTURED_STATES].sort(), [...reachable].sort());
   });
 });

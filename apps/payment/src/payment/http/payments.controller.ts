@@ -16,24 +16,24 @@ import {
   listRefunds,
   requeueRefund,
 } from '../database/payment-read.repository';
-import { RefundRow } from '../database/payment.repository';
+import { Refund } from '../database/payment.repository';
 import { RefundNotParked } from '../domain/payment.errors';
 import { REFUND_ALLOWED_FROM } from '../domain/refund-state';
 
-const refundView = (r: RefundRow): RefundView => ({
+const refundView = (r: Refund): RefundView => ({
   refundId: r.id,
-  orderId: r.order_id,
-  paymentId: r.payment_id,
-  pspChargeId: r.psp_charge_id,
+  orderId: r.orderId,
+  paymentId: r.paymentId,
+  pspChargeId: r.pspChargeId,
   amount: Number(r.amount),
   currency: r.currency,
   reason: r.reason,
   state: r.state,
   attempts: r.attempts,
-  lastError: r.last_error,
-  pspRefundId: r.psp_refund_id,
-  createdAt: r.created_at.toISOString(),
-  updatedAt: r.updated_at.toISOString(),
+  lastError: r.lastError,
+  pspRefundId: r.pspRefundId,
+  createdAt: r.createdAt.toISOString(),
+  updatedAt: r.updatedAt.toISOString(),
 });
 
 /** The tenant's payments, refunds (including parked `refund_failed` ones) and orphaned charges. */
@@ -51,28 +51,28 @@ export class PaymentsController {
       orderId,
       payments: payments.map((p) => ({
         paymentId: p.id,
-        orderId: p.order_id,
+        orderId: p.orderId,
         state: p.state,
         amount: Number(p.amount),
         currency: p.currency,
-        pspReference: p.psp_ref,
-        failureReason: p.failure_reason,
-        refundOnSuccess: p.refund_on_success,
-        chargeRequests: p.charge_requests,
-        lastError: p.last_error,
-        createdAt: p.created_at.toISOString(),
-        updatedAt: p.updated_at.toISOString(),
+        pspReference: p.pspRef,
+        failureReason: p.failureReason,
+        refundOnSuccess: p.refundOnSuccess,
+        chargeRequests: p.chargeRequests,
+        lastError: p.lastError,
+        createdAt: p.createdAt.toISOString(),
+        updatedAt: p.updatedAt.toISOString(),
         history: history
-          .filter((h) => h.payment_id === p.id)
+          .filter((h) => h.paymentId === p.id)
           .map((h) => ({
-            from: h.from_state,
-            to: h.to_state,
+            from: h.fromState,
+            to: h.toState,
             source: h.source,
-            pspEventId: h.psp_event_id,
+            pspEventId: h.pspEventId,
             detail: h.detail,
-            at: h.created_at.toISOString(),
+            at: h.createdAt.toISOString(),
           })),
-        refund: refunds.filter((r) => r.payment_id === p.id).map(refundView)[0] ?? null,
+        refund: refunds.filter((r) => r.paymentId === p.id).map(refundView)[0] ?? null,
       })),
     };
   }
@@ -104,12 +104,12 @@ export class PaymentsController {
     const rows = await listOrphanCharges(this.dataSource, tenant.id);
     return {
       orphanCharges: rows.map((r) => ({
-        pspChargeId: r.psp_charge_id,
+        pspChargeId: r.pspChargeId,
         reference: r.reference,
         amount: Number(r.amount),
         currency: r.currency,
         action: r.action,
-        detectedAt: r.detected_at.toISOString(),
+        detectedAt: r.detectedAt.toISOString(),
       })),
     };
   }

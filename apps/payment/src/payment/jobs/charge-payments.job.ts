@@ -65,12 +65,12 @@ export class ChargePaymentsJob implements OnApplicationBootstrap, BeforeApplicat
       if (free <= 0) return undefined;
       if (this.stopped) return undefined;
       const claimed = await this.move.claimNew(this.dataSource, free);
-      for (const row of claimed) {
+      for (const attempt of claimed) {
         const charging: Promise<void> = this.charge
-          .execute(row)
+          .execute(attempt)
           .then(() => undefined)
           .catch((error: unknown) =>
-            this.logger.error({ paymentId: row.id, err: String(error) }, 'charge failed unexpectedly'),
+            this.logger.error({ paymentId: attempt.id, err: String(error) }, 'charge failed unexpectedly'),
           )
           .finally(() => {
             this.charging.delete(charging);

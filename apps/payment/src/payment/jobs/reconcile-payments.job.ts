@@ -5,7 +5,7 @@ import { DataSource } from 'typeorm';
 import { PeriodicTask, PspCredentialRegistry, SERVICE_CONFIG } from '@checkout/service-kit';
 import { PaymentConfig } from '../../config/payment.config';
 import {
-  PaymentRow,
+  PaymentAttempt,
   claimStuckAttempts,
   countParkedRefunds,
   findOrphanChargeIds,
@@ -74,7 +74,7 @@ export class ReconcilePaymentsJob implements OnApplicationBootstrap, OnApplicati
       // A few at a time, and stop the round when the PSP does not answer: a storm of lookups would keep its
       // breaker open. The rest were stamped and come back next round.
       for (let i = 0; i < stuck.length; i += 8) {
-        const answers = await Promise.all(stuck.slice(i, i + 8).map((row) => this.reconcileOne(row)));
+        const answers = await Promise.all(stuck.slice(i, i + 8).map((attempt) => this.reconcileOne(attempt)));
         if (answers.includes(false)) break;
       }
       return stuck.length;
@@ -85,25 +85,25 @@ export class ReconcilePaymentsJob implements OnApplicationBootstrap, OnApplicati
   }
 
   /** Settles one attempt from the PSP's view; false when the PSP did not answer. */
-  private async reconcileOne(row: PaymentRow): Promise<boolean> {
-    const found = await this.psp.chargesByReference(row.psp_account, row.order_id);
+  private async reconcileOne(attempt: PaymentAttempt): Promise<boolean> {
+    const found = await this.psp.chargesByReference(attempt.pspAccount, attempt.orderId);
     if (found.kind !== 'ok') {
       this.logger.warn(
-        { paymentId: row.id, why: found.kind === 'rejected' ? found.code : found.reason },
+        { paymentId: attempt.id, why: found.kind === 'rejected' ? found.code : found.reason },
         'PSP lookup failed',
       );
       return false;
     }
-    const charge = found.value.find((c) => c.metadata?.paymentId === row.id);
+    const charge = found.value.find((c) => c.metadata?.paymentId === attempt.id);
     this.logger.info(
-      { paymentId: row.id, state: row.state, pspStatus: charge?.status ?? 'none' },
+      { paymentId: attempt.id, state: attempt.state, pspStatus: charge?.status ?? 'none' },
       'reconciling payment',
     );
     if (!charge) {
       // The PSP never got our request: asking again with the same key cannot charge twice.
-      return (await this.charge.execute(row)).kind !== 'unavailable';
+      return (await this.charge.execute(attempt)).kind !== 'unavailable';
     }
-    await this.charge.apply(row, { kind: 'ok', value: charge }, 'reconciliation');
+    await this.charge.apply(attempt, { kind: 'ok', value: charge }, 'reconciliation');
     return true;
   }
 

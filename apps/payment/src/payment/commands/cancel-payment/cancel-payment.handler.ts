@@ -28,7 +28,7 @@ export class CancelPaymentHandler {
     if (attempt?.state === 'created')
       await this.move.execute(tx, {
         paymentId: attempt.id,
-        tenantId: attempt.tenant_id,
+        tenantId: attempt.tenantId,
         to: 'failed',
         source: 'charge',
         failureReason: 'order_cancelled',

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { PinoLogger } from 'nestjs-pino';
 import { DataSource } from 'typeorm';
-import { PaymentRow, countChargeRequest, noteError, notePspRef } from '../../database/payment.repository';
+import { PaymentAttempt, countChargeRequest, noteError, notePspRef } from '../../database/payment.repository';
 import { PspCharge, PspClient, PspResult } from '../../psp/psp.client';
 import { MovePaymentHandler } from '../move-payment/move-payment.handler';
 import { TransitionSource } from '../../domain/payment-state';
@@ -22,32 +22,36 @@ export class ChargePaymentHandler {
   }
 
   /** Charges (or re-asks, same key) and applies what the PSP said. */
-  async execute(row: PaymentRow): Promise<PspResult<PspCharge>> {
-    await countChargeRequest(this.dataSource, row.id);
-    const result = await this.psp.charge(row.psp_account, row.idempotency_key, {
-      amount: Number(row.amount),
-      currency: row.currency,
-      token: row.payment_token,
-      reference: row.order_id,
-      metadata: { paymentId: row.id, tenantId: row.tenant_id },
+  async execute(attempt: PaymentAttempt): Promise<PspResult<PspCharge>> {
+    await countChargeRequest(this.dataSource, attempt.id);
+    const result = await this.psp.charge(attempt.pspAccount, attempt.idempotencyKey, {
+      amount: Number(attempt.amount),
+      currency: attempt.currency,
+      token: attempt.paymentToken,
+      reference: attempt.orderId,
+      metadata: { paymentId: attempt.id, tenantId: attempt.tenantId },
     });
-    await this.apply(row, result, 'response');
+    await this.apply(attempt, result, 'response');
     return result;
   }
 
   /** Applies a charge's answer (or its absence) through the state machine. */
-  async apply(row: PaymentRow, result: PspResult<PspCharge>, source: TransitionSource): Promise<void> {
-    const base = { paymentId: row.id, tenantId: row.tenant_id, source };
+  async apply(
+    attempt: PaymentAttempt,
+    result: PspResult<PspCharge>,
+    source: TransitionSource,
+  ): Promise<void> {
+    const base = { paymentId: attempt.id, tenantId: attempt.tenantId, source };
     await this.dataSource.transaction(async (tx) => {
       if (result.kind === 'unavailable') {
-        await noteError(tx, row.id, result.reason);
+        await noteError(tx, attempt.id, result.reason);
         await this.move.execute(tx, { ...base, to: 'unknown', detail: result.reason });
         return;
       }
       if (result.kind === 'rejected') {
         if (result.status === 422) {
           // Our own key misuse: the PSP did not tell us what happened to the money, so do not guess.
-          await noteError(tx, row.id, `${result.code}: ${result.message}`);
+          await noteError(tx, attempt.id, `${result.code}: ${result.message}`);
           await this.move.execute(tx, { ...base, to: 'unknown', detail: result.code });
           return;
         }
@@ -60,7 +64,7 @@ export class ChargePaymentHandler {
         return;
       }
       const charge = result.value;
-      await noteError(tx, row.id, null);
+      await noteError(tx, attempt.id, null);
       if (charge.status === 'succeeded')
         await this.move.execute(tx, { ...base, to: 'succeeded', pspRef: charge.id });
       else if (charge.status === 'failed')
@@ -70,7 +74,7 @@ export class ChargePaymentHandler {
           pspRef: charge.id,
           failureReason: charge.failureCode ?? 'declined',
         });
-      else await notePspRef(tx, row.id, charge.id);
+      else await notePspRef(tx, attempt.id, charge.id);
     });
   }
 }

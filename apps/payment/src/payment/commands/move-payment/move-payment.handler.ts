@@ -6,7 +6,7 @@ import { PayloadOf, SagaEvent } from '@checkout/contracts';
 import { OutboxWriter } from '@checkout/messaging';
 import { OUTBOX_WRITER } from '@checkout/service-kit';
 import {
-  PaymentRow,
+  PaymentAttempt,
   StoredCause,
   TransitionRequest,
   TransitionResult,
@@ -50,18 +50,18 @@ export class MovePaymentHandler {
     const result = await transition(tx, request);
     this.metrics.transitions.inc({ to: request.to, source: request.source, outcome: result.outcome });
     if (result.outcome === 'ignored') return result;
-    const row = result.row;
-    this.logMove(row, result.from, request.source);
-    if (row.state === 'succeeded') await this.succeeded(tx, row, request);
-    if (row.state === 'failed') {
+    const payment = result.payment;
+    this.logMove(payment, result.from, request.source);
+    if (payment.state === 'succeeded') await this.succeeded(tx, payment, request);
+    if (payment.state === 'failed') {
       await this.publish(
         tx,
-        row,
+        payment,
         'payment.failed',
         {
-          orderId: row.order_id,
-          paymentId: row.id,
-          reason: (row.failure_reason ?? 'declined').slice(0, 255),
+          orderId: payment.orderId,
+          paymentId: payment.id,
+          reason: (payment.failureReason ?? 'declined').slice(0, 255),
           source: eventSource(request.source),
         },
         request.source,
@@ -71,18 +71,25 @@ export class MovePaymentHandler {
   }
 
   /** Claims up to `limit` new attempts for the charge worker (`created -> pending`); returns them. */
-  async claimNew(q: Pick<EntityManager, 'query'>, limit: number): Promise<PaymentRow[]> {
+  async claimNew(q: Pick<EntityManager, 'query'>, limit: number): Promise<PaymentAttempt[]> {
     const claimed = await claimNewAttempts(q, limit);
-    return claimed.map(({ from_state: from, ...row }) => {
+    return claimed.map(({ from, payment }) => {
       this.metrics.transitions.inc({ to: 'pending', source: 'charge', outcome: 'applied' });
-      this.logMove(row, from, 'charge');
-      return row;
+      this.logMove(payment, from, 'charge');
+      return payment;
     });
   }
 
-  private logMove(row: PaymentRow, from: PaymentState, source: TransitionSource): void {
+  private logMove(payment: PaymentAttempt, from: PaymentState, source: TransitionSource): void {
     this.logger.info(
-      { paymentId: row.id, orderId: row.order_id, tenantId: row.tenant_id, from, to: row.state, source },
+      {
+        paymentId: payment.id,
+        orderId: payment.orderId,
+        tenantId: payment.tenantId,
+        from,
+        to: payment.state,
+        source,
+      },
       'payment moved',
     );
   }
@@ -94,7 +101,7 @@ export class MovePaymentHandler {
    */
   private publish<T extends 'payment.succeeded' | 'payment.failed'>(
     tx: EntityManager,
-    row: PaymentRow,
+    payment: PaymentAttempt,
     type: T,
     payload: PayloadOf<T>,
     source: TransitionSource,
@@ -102,43 +109,47 @@ export class MovePaymentHandler {
     const outsideTheSaga = source === 'webhook' || source === 'reconciliation';
     return this.outbox.append(tx, {
       type,
-      tenantId: row.tenant_id,
-      sagaId: row.order_id,
-      cause: asCause(row.cause),
-      traceparent: outsideTheSaga ? (row.cause?.traceparent ?? undefined) : undefined,
+      tenantId: payment.tenantId,
+      sagaId: payment.orderId,
+      cause: asCause(payment.cause),
+      traceparent: outsideTheSaga ? (payment.cause?.traceparent ?? undefined) : undefined,
       payload,
     });
   }
 
-  private async succeeded(tx: EntityManager, row: PaymentRow, request: TransitionRequest): Promise<void> {
+  private async succeeded(
+    tx: EntityManager,
+    payment: PaymentAttempt,
+    request: TransitionRequest,
+  ): Promise<void> {
     await this.publish(
       tx,
-      row,
+      payment,
       'payment.succeeded',
       {
-        orderId: row.order_id,
-        paymentId: row.id,
-        amount: Number(row.amount),
-        currency: row.currency,
-        pspReference: row.psp_ref,
+        orderId: payment.orderId,
+        paymentId: payment.id,
+        amount: Number(payment.amount),
+        currency: payment.currency,
+        pspReference: payment.pspRef,
         source: eventSource(request.source),
         succeededAt: new Date().toISOString(),
       },
       request.source,
     );
-    if (row.refund_on_success && row.psp_ref) {
+    if (payment.refundOnSuccess && payment.pspRef) {
       // The order was cancelled while the money's fate was unknown: compensate forward, never rewrite history.
       await insertRefund(tx, {
         id: randomUUID(),
-        tenantId: row.tenant_id,
-        orderId: row.order_id,
-        paymentId: row.id,
-        pspAccount: row.psp_account,
-        pspChargeId: row.psp_ref,
-        amount: Number(row.amount),
-        currency: row.currency,
-        reason: row.refund_on_success,
-        cause: row.cause,
+        tenantId: payment.tenantId,
+        orderId: payment.orderId,
+        paymentId: payment.id,
+        pspAccount: payment.pspAccount,
+        pspChargeId: payment.pspRef,
+        amount: Number(payment.amount),
+        currency: payment.currency,
+        reason: payment.refundOnSuccess,
+        cause: payment.cause,
       });
     }
   }

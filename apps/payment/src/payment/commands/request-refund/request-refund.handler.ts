@@ -47,14 +47,14 @@ export class RequestRefundHandler {
     if (await markRefundOnSuccess(tx, payment.id, r.reason, OPEN_STATES)) return 'refund_on_success';
     // Re-read after the conditional update: a concurrent success has committed by now, if there was one.
     const now = await findPaymentByOrder(tx, r.tenantId, r.orderId);
-    if (now?.state !== 'succeeded' || !now.psp_ref) return 'nothing_to_refund';
+    if (now?.state !== 'succeeded' || !now.pspRef) return 'nothing_to_refund';
     const inserted = await insertRefund(tx, {
       id: randomUUID(),
-      tenantId: now.tenant_id,
-      orderId: now.order_id,
+      tenantId: now.tenantId,
+      orderId: now.orderId,
       paymentId: now.id,
-      pspAccount: now.psp_account,
-      pspChargeId: now.psp_ref,
+      pspAccount: now.pspAccount,
+      pspChargeId: now.pspRef,
       amount: Number(now.amount),
       currency: now.currency,
       reason: r.reason,
