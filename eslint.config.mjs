@@ -37,6 +37,24 @@ const boundaries = [
     },
   },
   {
+    // SQL only behind the database/ functions of an area (migrations are frozen history; specs set up rows).
+    files: ['apps/*/src/**/*.ts'],
+    ignores: ['apps/*/src/**/database/**', 'apps/*/src/migrations/**', 'apps/*/src/**/*.spec.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        ...[
+          "CallExpression[callee.property.name='query']",
+          'CallExpression[callee.name=/^(sql|updateReturning)$/]',
+          'TemplateLiteral[quasis.0.value.raw=/^\\s*(SELECT|INSERT|UPDATE|DELETE|WITH)\\s/]',
+        ].map((selector) => ({
+          selector,
+          message: "SQL lives in the area's database/: call a repository function",
+        })),
+      ],
+    },
+  },
+  {
     files: ['apps/*/src/**/consumers/**/*.ts'],
     rules: {
       'no-restricted-imports': [
