@@ -1,5 +1,5 @@
 import { DataSource, EntityManager } from 'typeorm';
-import { Line, LineSettlement, StockCounters } from '../domain';
+import { Line, LineSettlement, SOLD_SETTLEMENTS, StockCounters } from '../domain';
 import { sql } from './sql';
 
 /** A stock row as the API shows it. */
@@ -333,11 +333,11 @@ export async function stampPaymentOutcome(
     tx,
     `UPDATE reservation r
           SET payment_outcome = o.outcome,
-              status = CASE WHEN o.outcome IN ('committed', 're_reserved') THEN 'committed' ELSE r.status END,
+              status = CASE WHEN o.outcome = ANY($5::text[]) THEN 'committed' ELSE r.status END,
               updated_at = now()
          FROM unnest($3::text[], $4::text[]) AS o(sku, outcome)
         WHERE r.tenant_id = $1 AND r.order_id = $2 AND r.sku = o.sku AND r.payment_outcome IS NULL`,
-    [tenantId, orderId, outcomes.map((o) => o.sku), outcomes.map((o) => o.outcome)],
+    [tenantId, orderId, outcomes.map((o) => o.sku), outcomes.map((o) => o.outcome), SOLD_SETTLEMENTS],
   );
 }
 

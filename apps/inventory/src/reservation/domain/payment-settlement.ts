@@ -7,6 +7,9 @@ export type LineSettlement =
   /** It had been released and the stock is gone. */
   | 'short';
 
+/** The settlements in which the line's units were sold to the order (its reservation becomes committed). */
+export const SOLD_SETTLEMENTS: readonly LineSettlement[] = ['committed', 're_reserved'];
+
 /** One line of a paid order after the settlement pass. */
 export interface SettledLine {
   sku: string;
