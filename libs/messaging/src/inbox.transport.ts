@@ -1,6 +1,6 @@
 import { BaseRpcContext, CustomTransportStrategy, MessageHandler, Server } from '@nestjs/microservices';
 import { PATTERN_EXTRAS_METADATA, PATTERN_METADATA } from '@nestjs/microservices/constants';
-import { Batch, Consumer, KafkaMessage, Producer } from 'kafkajs';
+import { Batch, Consumer, KafkaMessage, OffsetsByTopicPartition, Producer } from 'kafkajs';
 import { Counter, Histogram, Registry } from 'prom-client';
 import { isObservable, lastValueFrom } from 'rxjs';
 import { DataSource, EntityManager } from 'typeorm';
@@ -115,6 +115,11 @@ export interface InboxTransportOptions {
   around?: <R>(event: SagaEvent, fn: () => Promise<R>) => Promise<R>;
   partitionsConsumedConcurrently?: number;
   /**
+   * Offsets are committed at most once per this many ms per group (default COMMIT_INTERVAL_MS; 0: after every
+   * chunk), and whatever is left is committed within it when the partition goes quiet and on close.
+   */
+  commitIntervalMs?: number;
+  /**
    * Each group's lag and DLQ depth are read from Kafka when the registry is scraped, at most once per this many
    * ms (nothing is read while nobody scrapes); omitted: never.
    */
@@ -135,6 +140,14 @@ export interface InboxTransportOptions {
  */
 export const FETCH_MAX_WAIT_MS = 2_000;
 
+/**
+ * How often a group commits its consumed offsets. Every commit is a request the broker appends to
+ * __consumer_offsets; committing after every batch of one or two messages cost the broker about a third of its
+ * CPU per saga. A crash or rebalance redelivers at most this much work, which the inbox absorbs (each event is
+ * applied once per consumer whatever Kafka redelivers).
+ */
+export const COMMIT_INTERVAL_MS = 1_000;
+
 /** One consumer group of the transport and its topics. */
 interface Group {
   groupId: string;
@@ -144,6 +157,10 @@ interface Group {
   consumer?: Consumer;
   starter?: BackgroundStart;
   lag?: { monitor: ConsumerLagMonitor; remove: () => void };
+  /** Commits the offsets resolved and not committed yet (set by the first batch; a no-op when none are). */
+  commitPending?: () => Promise<void>;
+  /** Commits what a quiet partition left uncommitted. */
+  flushTimer?: NodeJS.Timeout;
 }
 
 /**
@@ -278,6 +295,8 @@ export class InboxTransport extends Server implements CustomTransportStrategy {
           group.lag.remove();
           await group.lag.monitor.close();
         }
+        clearInterval(group.flushTimer);
+        await this.commitPending(group);
         await group.consumer?.disconnect();
         group.consumer = undefined;
       }),
@@ -319,11 +338,21 @@ export class InboxTransport extends Server implements CustomTransportStrategy {
       this.log.error({ consumer: group.groupId, err: reason, restart: payload.restart }, 'consumer crashed');
       if (!payload.restart && this.running) this.options.onFatal?.(reason);
     });
+    const interval = this.options.commitIntervalMs ?? COMMIT_INTERVAL_MS;
     await consumer.run({
       partitionsConsumedConcurrently: this.options.partitionsConsumedConcurrently ?? 3,
       eachBatchAutoResolve: false,
-      eachBatch: (payload) => this.consumeBatch(payload),
+      // kafkajs' autoCommit commits after every batch; off, consumeBatch commits once the interval has passed
+      // (commitOffsetsIfNecessary) and the flush timer commits what a quiet partition left.
+      autoCommit: interval === 0,
+      autoCommitInterval: interval === 0 ? null : interval,
+      eachBatch: (payload) => this.consumeBatch(group, payload),
     });
+    if (interval > 0) {
+      clearInterval(group.flushTimer);
+      group.flushTimer = setInterval(() => void this.commitPending(group), interval);
+      group.flushTimer.unref();
+    }
     await joined;
     if (group.starter?.isStopped) return;
     this.log.info({ groupId: group.groupId, topics: group.topics }, 'consumer started');
@@ -349,21 +378,27 @@ export class InboxTransport extends Server implements CustomTransportStrategy {
   }
 
   /** A batch of one partition: a `batch: true` topic in chunks, any other message by message. */
-  private async consumeBatch({
-    batch,
-    resolveOffset,
-    heartbeat,
-    commitOffsetsIfNecessary,
-    isRunning,
-    isStale,
-  }: {
-    batch: Batch;
-    resolveOffset: (offset: string) => void;
-    heartbeat: Heartbeat;
-    commitOffsetsIfNecessary: () => Promise<void>;
-    isRunning: () => boolean;
-    isStale: () => boolean;
-  }): Promise<void> {
+  private async consumeBatch(
+    group: Group,
+    {
+      batch,
+      resolveOffset,
+      heartbeat,
+      commitOffsetsIfNecessary,
+      uncommittedOffsets,
+      isRunning,
+      isStale,
+    }: {
+      batch: Batch;
+      resolveOffset: (offset: string) => void;
+      heartbeat: Heartbeat;
+      commitOffsetsIfNecessary: (offsets?: OffsetsByTopicPartition) => Promise<void>;
+      uncommittedOffsets: () => OffsetsByTopicPartition;
+      isRunning: () => boolean;
+      isStale: () => boolean;
+    },
+  ): Promise<void> {
+    group.commitPending = () => commitOffsetsIfNecessary(uncommittedOffsets());
     const handler = this.messageHandlers.get(batch.topic);
     const size = (handler?.extras as InboxPatternExtras | undefined)?.batch
       ? (this.options.batchSize ?? 100)
@@ -375,6 +410,20 @@ export class InboxTransport extends Server implements CustomTransportStrategy {
       resolveOffset(chunk[chunk.length - 1].offset);
       await commitOffsetsIfNecessary();
       await heartbeat();
+    }
+    // Closing: what this batch did is committed now, not left to the next owner to redo.
+    if (!this.running) await this.commitPending(group);
+  }
+
+  /** Commits the group's resolved offsets now; a failure (a rebalance, the broker away) leaves them to redelivery. */
+  private async commitPending(group: Group): Promise<void> {
+    try {
+      await group.commitPending?.();
+    } catch (error) {
+      this.log.warn(
+        { consumer: group.groupId, err: String(error) },
+        'offset commit failed; the inbox absorbs the redelivery',
+      );
     }
   }
 
