@@ -159,7 +159,7 @@ interface Group {
   lag?: { monitor: ConsumerLagMonitor; remove: () => void };
   /** Commits the offsets resolved and not committed yet (set by the first batch; a no-op when none are). */
   commitPending?: () => Promise<void>;
-  /** Commits what a quiet partition left uncommitted. */
+  /** Commits, one interval after a batch, what a partition that went quiet left uncommitted. */
   flushTimer?: NodeJS.Timeout;
 }
 
@@ -295,7 +295,8 @@ export class InboxTransport extends Server implements CustomTransportStrategy {
           group.lag.remove();
           await group.lag.monitor.close();
         }
-        clearInterval(group.flushTimer);
+        clearTimeout(group.flushTimer);
+        group.flushTimer = undefined;
         await this.commitPending(group);
         await group.consumer?.disconnect();
         group.consumer = undefined;
@@ -338,7 +339,7 @@ export class InboxTransport extends Server implements CustomTransportStrategy {
       this.log.error({ consumer: group.groupId, err: reason, restart: payload.restart }, 'consumer crashed');
       if (!payload.restart && this.running) this.options.onFatal?.(reason);
     });
-    const interval = this.options.commitIntervalMs ?? COMMIT_INTERVAL_MS;
+    const interval = this.commitInterval();
     await consumer.run({
       partitionsConsumedConcurrently: this.options.partitionsConsumedConcurrently ?? 3,
       eachBatchAutoResolve: false,
@@ -348,11 +349,7 @@ export class InboxTransport extends Server implements CustomTransportStrategy {
       autoCommitInterval: interval === 0 ? null : interval,
       eachBatch: (payload) => this.consumeBatch(group, payload),
     });
-    if (interval > 0) {
-      clearInterval(group.flushTimer);
-      group.flushTimer = setInterval(() => void this.commitPending(group), interval);
-      group.flushTimer.unref();
-    }
+
     await joined;
     if (group.starter?.isStopped) return;
     this.log.info({ groupId: group.groupId, topics: group.topics }, 'consumer started');
@@ -413,6 +410,18 @@ export class InboxTransport extends Server implements CustomTransportStrategy {
     }
     // Closing: what this batch did is committed now, not left to the next owner to redo.
     if (!this.running) await this.commitPending(group);
+    // A partition that goes quiet gets its last offsets committed one interval later (no timer at rest).
+    else if (!group.flushTimer && this.commitInterval() > 0) {
+      group.flushTimer = setTimeout(() => {
+        group.flushTimer = undefined;
+        void this.commitPending(group);
+      }, this.commitInterval());
+      group.flushTimer.unref();
+    }
+  }
+
+  private commitInterval(): number {
+    return this.options.commitIntervalMs ?? COMMIT_INTERVAL_MS;
   }
 
   /** Commits the group's resolved offsets now; a failure (a rebalance, the broker away) leaves them to redelivery. */
