@@ -20,12 +20,11 @@ import {
   insertSteps,
   lockSagas,
   sagaKeyOf,
+  sagasOnRecord,
   saveState,
   saveStates,
   stepsOf,
-  stepsOfMany,
   stuckOf,
-  stuckOfMany,
 } from '../../database/saga.repository';
 
 /**
@@ -84,7 +83,7 @@ export class RecordSagaStepHandler {
     for (const s of fresh) if (!firsts.has(sagaKeyOf(s))) firsts.set(sagaKeyOf(s), s);
     await lockSagas(tx, [...firsts.values()]);
     const keys = [...firsts.values()].map(({ tenantId, sagaId }) => ({ tenantId, sagaId }));
-    const [before, stepsBySaga] = await Promise.all([stuckOfMany(tx, keys), stepsOfMany(tx, keys)]);
+    const { stuck: before, steps: stepsBySaga } = await sagasOnRecord(tx, keys);
     const now = this.clock();
     const derived = new Map<string, SagaStateWrite & { stillStuck: boolean }>();
     for (const key of keys) {
