@@ -1,7 +1,7 @@
 import { Controller } from '@nestjs/common';
 import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
 import { SagaEvent } from '@checkout/contracts';
-import { InboxContext, InboxPatternExtras, lockSaga, lockSagas } from '@checkout/messaging';
+import { InboxContext, InboxPatternExtras } from '@checkout/messaging';
 import {
   CancelOrderStockHandler,
   CommitStockHandler,
@@ -14,7 +14,7 @@ import {
 const RESERVATIONS: InboxPatternExtras = { batch: true, group: 'reservations' };
 
 /**
- * Inventory's reactions to the saga. Every reaction takes its order's lock first (lockSaga: events of different
+ * Inventory's reactions to the saga. Every command takes its order's lock first (lockSaga: events of different
  * topics and consumer groups for one order may be applied at the same instant); a broken inventory rule
  * (InventoryError) is parked with its code by the transport.
  */
@@ -28,24 +28,13 @@ export class ReservationConsumer {
     private readonly cancel: CancelOrderStockHandler,
   ) {}
 
-  /**
-   * ReserveStockHandler: one inventory.reserved or .rejected per order, nothing for an order already cancelled.
-   * Every order of the chunk is locked first, in lockSagas' stable order, so its order.cancelled (another
-   * consumer group) waits for this or is seen by it.
-   */
+  /** ReserveStockHandler: one inventory.reserved or .rejected per order, nothing for an order already cancelled. */
   @EventPattern('order.created', RESERVATIONS)
   async orderCreated(
     @Payload() events: SagaEvent<'order.created'>[],
     @Ctx() { tx }: InboxContext,
   ): Promise<void> {
-    await lockSagas(
-      tx,
-      events.map((e) => ({ tenantId: e.tenantId, orderId: e.payload.orderId })),
-    );
-    await this.reserve.execute(
-      tx,
-      events.map((event) => ({ tenantId: event.tenantId, order: event.payload, cause: event })),
-    );
+    await this.reserve.onOrdersCreated(tx, events);
   }
 
   /** CancelOrderStockHandler: the cancellation recorded, held lines released, sold lines returned. */
@@ -63,14 +52,7 @@ export class ReservationConsumer {
     @Payload() event: SagaEvent<'payment.failed'>,
     @Ctx() { tx }: InboxContext,
   ): Promise<void> {
-    const { tenantId } = event;
-    await lockSaga(tx, tenantId, event.payload.orderId);
-    await this.release.execute(tx, {
-      tenantId,
-      orderId: event.payload.orderId,
-      reason: 'payment_failed',
-      cause: event,
-    });
+    await this.release.onPaymentFailed(tx, event);
   }
 
   /** CommitStockHandler (committed, backordered or unavailable-after-payment). */
@@ -88,7 +70,6 @@ export class ReservationConsumer {
     @Payload() event: SagaEvent<'fulfillment.shipment-failed'>,
     @Ctx() { tx }: InboxContext,
   ): Promise<void> {
-    await lockSaga(tx, event.tenantId, event.payload.orderId);
-    await this.returnSold.execute(tx, { tenantId: event.tenantId, orderId: event.payload.orderId });
+    await this.returnSold.onShipmentFailed(tx, event);
   }
 }

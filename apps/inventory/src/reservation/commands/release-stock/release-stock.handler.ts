@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { SagaEvent } from '@checkout/contracts';
-import { OutboxWriter } from '@checkout/messaging';
+import { OutboxWriter, lockSaga } from '@checkout/messaging';
 import { OUTBOX_WRITER } from '@checkout/service-kit';
 import { Line, compareSku } from '../../domain';
 import { ReleaseReason, ReleasedRow, releaseHeld } from '../../database/stock.repository';
@@ -48,6 +48,14 @@ export async function publishReleased(
 @Injectable()
 export class ReleaseStockHandler {
   constructor(@Inject(OUTBOX_WRITER) private readonly outbox: OutboxWriter) {}
+
+  /** payment.failed, under the order's lock: its held lines go back (inventory.released, reason payment_failed). */
+  async onPaymentFailed(tx: EntityManager, event: SagaEvent<'payment.failed'>): Promise<Line[]> {
+    const { tenantId } = event;
+    const { orderId } = event.payload;
+    await lockSaga(tx, tenantId, orderId);
+    return this.execute(tx, { tenantId, orderId, reason: 'payment_failed', cause: event });
+  }
 
   async execute(tx: EntityManager, { tenantId, orderId, reason, cause }: ReleaseStockInput): Promise<Line[]> {
     const rows = await releaseHeld(tx, { tenantId, orderId, reason, onlyExpired: false, skipLocked: false });

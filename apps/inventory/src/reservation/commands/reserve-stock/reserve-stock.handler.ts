@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { EventType, OrderCreatedV1, SagaEvent } from '@checkout/contracts';
-import { NewEvent, OutboxWriter } from '@checkout/messaging';
+import { NewEvent, OutboxWriter, lockSagas } from '@checkout/messaging';
 import { OUTBOX_WRITER, SERVICE_CONFIG } from '@checkout/service-kit';
 import { InventoryConfig } from '../../../config/inventory.config';
 import { Line, normalizeLines } from '../../domain';
@@ -46,6 +46,24 @@ export class ReserveStockHandler {
     @Inject(OUTBOX_WRITER) private readonly outbox: OutboxWriter,
     @Inject(SERVICE_CONFIG) private readonly config: ReserveStockConfig,
   ) {}
+
+  /**
+   * A chunk of order.created: every order of the chunk is locked first, in lockSagas' stable order, so its
+   * order.cancelled (another consumer group) waits for this or is seen by it.
+   */
+  async onOrdersCreated(
+    tx: EntityManager,
+    events: readonly SagaEvent<'order.created'>[],
+  ): Promise<ReserveStockResult[]> {
+    await lockSagas(
+      tx,
+      events.map((e) => ({ tenantId: e.tenantId, orderId: e.payload.orderId })),
+    );
+    return this.execute(
+      tx,
+      events.map((event) => ({ tenantId: event.tenantId, order: event.payload, cause: event })),
+    );
+  }
 
   async execute(tx: EntityManager, inputs: readonly ReserveStockInput[]): Promise<ReserveStockResult[]> {
     // A line over the per-order limit is a broken rule for the whole batch: the caller splits and parks it.

@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
+import { SagaEvent } from '@checkout/contracts';
+import { lockSaga } from '@checkout/messaging';
 import { Line } from '../../domain';
 import { cancelOpenBackorders, markSoldReturned, soldToAvailable } from '../../database/stock.repository';
 
@@ -16,6 +18,17 @@ export interface ReturnSoldStockInput {
  */
 @Injectable()
 export class ReturnSoldStockHandler {
+  /** fulfillment.shipment-failed, under the order's lock: the sold units go back to available, once. */
+  async onShipmentFailed(
+    tx: EntityManager,
+    event: SagaEvent<'fulfillment.shipment-failed'>,
+  ): Promise<Line[]> {
+    const { tenantId } = event;
+    const { orderId } = event.payload;
+    await lockSaga(tx, tenantId, orderId);
+    return this.execute(tx, { tenantId, orderId });
+  }
+
   async execute(tx: EntityManager, { tenantId, orderId }: ReturnSoldStockInput): Promise<Line[]> {
     const returned = await markSoldReturned(tx, tenantId, orderId);
     for (const line of returned) await soldToAvailable(tx, tenantId, line);
