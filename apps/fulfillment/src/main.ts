@@ -1,14 +1,17 @@
 // Tracing first: it instruments http, express and pg as they load.
 import '@checkout/tracing/register';
 import 'reflect-metadata';
-import { bootstrapService } from '@checkout/service-kit';
-import { AppModule } from './app.module';
+import { runService } from '@checkout/service-kit';
 import { loadFulfillmentConfig } from './config/fulfillment.config';
+import { DATABASE } from './database';
+import { NotificationsModule } from './notifications/notifications.module';
+import { ShippingModule } from './shipping/shipping.module';
 
-const config = loadFulfillmentConfig();
-bootstrapService(AppModule.register(config), config).catch((error: unknown) => {
-  console.error(
-    JSON.stringify({ level: 'fatal', service: 'fulfillment', msg: 'boot failed', err: String(error) }),
-  );
-  process.exit(1);
+runService({
+  name: 'fulfillment',
+  config: loadFulfillmentConfig(),
+  database: DATABASE,
+  publishes: true,
+  consumers: { codePrefix: 'FULFILLMENT' },
+  areas: [ShippingModule, NotificationsModule],
 });

@@ -1,14 +1,17 @@
 // Tracing first: it instruments http, express and pg as they load.
 import '@checkout/tracing/register';
 import 'reflect-metadata';
-import { bootstrapService } from '@checkout/service-kit';
-import { AppModule } from './app.module';
+import { runService } from '@checkout/service-kit';
 import { loadInventoryConfig } from './config/inventory.config';
+import { DATABASE } from './database';
+import { ReservationModule } from './reservation/reservation.module';
 
 const config = loadInventoryConfig();
-bootstrapService(AppModule.register(config), config).catch((error: unknown) => {
-  console.error(
-    JSON.stringify({ level: 'fatal', service: 'inventory', msg: 'boot failed', err: String(error) }),
-  );
-  process.exit(1);
+runService({
+  name: 'inventory',
+  config,
+  database: DATABASE,
+  publishes: true,
+  consumers: { codePrefix: 'INVENTORY', batchSize: config.INVENTORY_RESERVE_BATCH_SIZE },
+  areas: [ReservationModule],
 });

@@ -1,12 +1,20 @@
 // Tracing first: it instruments http, express and pg as they load.
 import '@checkout/tracing/register';
 import 'reflect-metadata';
-import { bootstrapService } from '@checkout/service-kit';
-import { AppModule } from './app.module';
+import { runService } from '@checkout/service-kit';
+import { CatalogModule } from './catalog/catalog.module';
+import { CheckoutModule } from './checkout/checkout.module';
 import { loadOrderConfig } from './config/order.config';
+import { DATABASE } from './database';
+import { GateModule } from './gate/gate.module';
+import { OrdersModule } from './orders/orders.module';
 
 const config = loadOrderConfig();
-bootstrapService(AppModule.register(config), config).catch((error: unknown) => {
-  console.error(JSON.stringify({ level: 'fatal', service: 'order', msg: 'boot failed', err: String(error) }));
-  process.exit(1);
+runService({
+  name: 'order',
+  config,
+  database: DATABASE,
+  publishes: true,
+  consumers: { codePrefix: 'ORDER' },
+  areas: [GateModule, CatalogModule, CheckoutModule.register(config), OrdersModule],
 });

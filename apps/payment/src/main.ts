@@ -1,15 +1,20 @@
 // Tracing first: it instruments http, express and pg as they load.
 import '@checkout/tracing/register';
 import 'reflect-metadata';
-import { bootstrapService } from '@checkout/service-kit';
-import { AppModule } from './app.module';
+import { runService } from '@checkout/service-kit';
 import { loadPaymentConfig } from './config/payment.config';
+import { DATABASE } from './database';
+import { PaymentModule } from './payment/payment.module';
 
 const config = loadPaymentConfig();
-// Raw bodies: a webhook signature covers the body exactly as sent.
-bootstrapService(AppModule.register(config), config, { rawBody: true }).catch((error: unknown) => {
-  console.error(
-    JSON.stringify({ level: 'fatal', service: 'payment', msg: 'boot failed', err: String(error) }),
-  );
-  process.exit(1);
+runService({
+  name: 'payment',
+  config,
+  database: DATABASE,
+  publishes: true,
+  pspCredentials: true,
+  consumers: { codePrefix: 'PAYMENT', batchSize: config.PAYMENT_ATTEMPT_BATCH_SIZE },
+  areas: [PaymentModule],
+  // Raw bodies: a webhook signature covers the body exactly as sent.
+  http: { rawBody: true },
 });

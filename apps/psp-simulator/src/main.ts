@@ -1,14 +1,16 @@
 // Tracing first: it instruments http, express and pg as they load.
 import '@checkout/tracing/register';
 import 'reflect-metadata';
-import { bootstrapService } from '@checkout/service-kit';
-import { AppModule } from './app.module';
+import { runService } from '@checkout/service-kit';
 import { loadPspSimulatorConfig } from './config/psp-simulator.config';
+import { PspController } from './psp/http/psp.controller';
+import { PspService } from './psp/psp.service';
 
-const config = loadPspSimulatorConfig();
-bootstrapService(AppModule.register(config), config).catch((error: unknown) => {
-  console.error(
-    JSON.stringify({ level: 'fatal', service: 'psp-simulator', msg: 'boot failed', err: String(error) }),
-  );
-  process.exit(1);
+// The PSP simulator: its own state in memory, no database of ours.
+runService({
+  name: 'psp-simulator',
+  config: loadPspSimulatorConfig(),
+  pspCredentials: true,
+  controllers: [PspController],
+  providers: [PspService],
 });

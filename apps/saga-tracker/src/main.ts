@@ -1,14 +1,17 @@
 // Tracing first: it instruments http, express and pg as they load.
 import '@checkout/tracing/register';
 import 'reflect-metadata';
-import { bootstrapService } from '@checkout/service-kit';
-import { AppModule } from './app.module';
+import { runService } from '@checkout/service-kit';
 import { loadSagaTrackerConfig } from './config/saga-tracker.config';
+import { DATABASE } from './database';
+import { SagaModule } from './saga/saga.module';
 
+// The tracker consumes every saga topic and publishes nothing: a database with an inbox and no outbox.
 const config = loadSagaTrackerConfig();
-bootstrapService(AppModule.register(config), config).catch((error: unknown) => {
-  console.error(
-    JSON.stringify({ level: 'fatal', service: 'saga-tracker', msg: 'boot failed', err: String(error) }),
-  );
-  process.exit(1);
+runService({
+  name: 'saga-tracker',
+  config,
+  database: DATABASE,
+  consumers: { codePrefix: 'SAGA' },
+  areas: [SagaModule.register(config)],
 });

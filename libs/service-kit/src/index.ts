@@ -9,3 +9,4 @@ export * from './tenancy';
 export * from './periodic';
 export * from './outbox-monitor.host';
 export * from './openapi.controller';
+export * from './service';
