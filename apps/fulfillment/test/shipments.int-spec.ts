@@ -10,6 +10,7 @@ import {
   fulfillmentEventsOf,
   getJson,
   orderPaid,
+  refundOf,
   shipmentWhere,
   shipmentsOf,
   unique,
@@ -110,14 +111,7 @@ describe('fulfillment shipments, through the outboxes, Debezium and Kafka', () =
     const paid = orderPaid();
     await publishers.publish('order', 'order.paid', paid);
     const created = await shipmentWhere(paid.orderId, (s) => s.status === 'created');
-    const refund = {
-      orderId: paid.orderId,
-      paymentId: paid.paymentId,
-      amount: paid.total,
-      currency: paid.currency,
-      pspRefundId: unique('re'),
-      reason: 'customer_request',
-    };
+    const refund = refundOf(paid, 'customer_request');
 
     const first = await publishers.publish('payment', 'payment.refunded', refund);
     const again = await publishers.publish('payment', 'payment.refunded', refund);
@@ -143,14 +137,7 @@ describe('fulfillment shipments, through the outboxes, Debezium and Kafka', () =
 
   it('given payment.refunded before order.paid, never books a shipment; a failed shipment is not cancelled', async () => {
     const paid = orderPaid();
-    const refund = {
-      orderId: paid.orderId,
-      paymentId: paid.paymentId,
-      amount: paid.total,
-      currency: paid.currency,
-      pspRefundId: unique('re'),
-      reason: 'order_cancelled',
-    };
+    const refund = refundOf(paid, 'order_cancelled');
     const refunded = await publishers.publish('payment', 'payment.refunded', refund);
     await consumed(fulfillment, refunded);
 

@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { EventType, OrderPaidV1, PayloadOf, SagaEvent } from '@checkout/contracts';
+import { EventType, OrderPaidV1, PayloadOf, PaymentRefundedV1, SagaEvent } from '@checkout/contracts';
 import { OutboxWriter } from '@checkout/messaging';
 import { loadStackConfig, serviceDataSource, waitFor } from '@checkout/testing';
 
@@ -37,6 +37,16 @@ export function orderPaid(overrides: Partial<OrderPaidV1> = {}): OrderPaidV1 {
     ...overrides,
   };
 }
+
+/** The payment.refunded payload of the whole of a paid order. */
+export const refundOf = (paid: OrderPaidV1, reason: string): PaymentRefundedV1 => ({
+  orderId: paid.orderId,
+  paymentId: paid.paymentId,
+  amount: paid.total,
+  currency: paid.currency,
+  pspRefundId: unique('re'),
+  reason,
+});
 
 /** The databases of the services whose outboxes the specs publish from, as those services would. */
 export class Publishers {

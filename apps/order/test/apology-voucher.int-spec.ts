@@ -1,10 +1,9 @@
-import { afterAll, beforeAll, describe, it } from '@jest/globals';
+import { describe, it } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { DataSource } from 'typeorm';
 import { OutboxWriter } from '@checkout/messaging';
-import { loadStackConfig, serviceDataSource, waitFor } from '@checkout/testing';
-import { call, checkout, checkoutBody, priceSku, stockSku, uniqueSku } from './order-api';
+import { loadStackConfig, waitFor } from '@checkout/testing';
+import { call, checkout, checkoutBody, priceSku, stockSku, uniqueSku, suiteDataSource } from './order-api';
 
 const FULFILLMENT = `http://127.0.0.1:${loadStackConfig().servicePorts.fulfillment}`;
 
@@ -22,13 +21,7 @@ async function apologyOf(orderId: string): Promise<{ voucherCode: string; body: 
 }
 
 describe('the apology voucher of "paid but out of stock" (fulfillment -> Kafka -> order service)', () => {
-  let inventoryDb: DataSource;
-  beforeAll(async () => {
-    inventoryDb = await serviceDataSource('inventory_svc', 1);
-  });
-  afterAll(async () => {
-    await inventoryDb.destroy();
-  });
+  const inventoryDb = suiteDataSource('inventory_svc', 1);
 
   it('given the apology email, its code is accepted once by a checkout of that customer and refused after', async () => {
     // A real order of a customer (rejected by inventory: the SKU has no stock, so nobody is charged).

@@ -1,25 +1,28 @@
-import { afterAll, beforeAll, describe, it } from '@jest/globals';
+import { beforeAll, describe, it } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { DataSource } from 'typeorm';
-import { serviceDataSource } from '@checkout/testing';
 import { deleteExpiredIdempotencyKeys } from '../src/checkout/database/idempotency.repository';
 import { requestHash } from '../src/checkout/domain/request-hash';
-import { ACME, GLOBEX, checkout, checkoutBody, priceSku, stockSku, uniqueSku } from './order-api';
+import {
+  ACME,
+  GLOBEX,
+  checkout,
+  checkoutBody,
+  priceSku,
+  stockSku,
+  uniqueSku,
+  suiteDataSource,
+} from './order-api';
 
 describe('checkout idempotency keys (order service over HTTP, real PostgreSQL)', () => {
-  let db: DataSource;
+  const db = suiteDataSource('order_svc', 3);
   const sku = uniqueSku('IDEM');
 
   beforeAll(async () => {
-    db = await serviceDataSource('order_svc', 3);
     await priceSku(sku);
     await priceSku(sku, 50_000, GLOBEX);
     await stockSku(sku, 1_000);
     await stockSku(sku, 1_000, GLOBEX);
-  });
-  afterAll(async () => {
-    await db.destroy();
   });
 
   const ordersOf = async (customerId: string): Promise<number> =>

@@ -1,20 +1,23 @@
-import { afterAll, beforeAll, describe, it } from '@jest/globals';
+import { beforeAll, describe, it } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { DataSource } from 'typeorm';
-import { serviceDataSource } from '@checkout/testing';
-import { ACME, GLOBEX, call, checkout, checkoutBody, priceSku, uniqueSku } from './order-api';
+import {
+  ACME,
+  GLOBEX,
+  call,
+  checkout,
+  checkoutBody,
+  priceSku,
+  uniqueSku,
+  suiteDataSource,
+} from './order-api';
 
 describe('checkout input, prices and tenancy (order service over HTTP)', () => {
-  let db: DataSource;
+  const db = suiteDataSource('order_svc', 3);
   const sku = uniqueSku('IN');
 
   beforeAll(async () => {
-    db = await serviceDataSource('order_svc', 3);
     await priceSku(sku);
-  });
-  afterAll(async () => {
-    await db.destroy();
   });
 
   /** Nothing for this customer or key reached the order database. */

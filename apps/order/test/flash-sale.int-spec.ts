@@ -1,8 +1,6 @@
-import { afterAll, beforeAll, describe, it } from '@jest/globals';
+import { describe, it } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { DataSource } from 'typeorm';
-import { serviceDataSource } from '@checkout/testing';
 import {
   ORDER_INTERNAL,
   call,
@@ -13,6 +11,7 @@ import {
   priceSku,
   stockSku,
   uniqueSku,
+  suiteDataSource,
 } from './order-api';
 
 /** A gate counter of the order service's /metrics (0 when the series does not exist yet). */
@@ -27,13 +26,7 @@ const gateFallbacks = () =>
 const gateUnknowns = () => gateMetric(/^order_stock_gate_unknown_takes_total\{[^}]*\} (\d+)/);
 
 describe('flash-sale gate at checkout (order service over HTTP, real Redis)', () => {
-  let db: DataSource;
-  beforeAll(async () => {
-    db = await serviceDataSource('order_svc', 3);
-  });
-  afterAll(async () => {
-    await db.destroy();
-  });
+  const db = suiteDataSource('order_svc', 3);
 
   const ordersFor = async (sku: string) =>
     Number(

@@ -1,5 +1,7 @@
+import { afterAll, beforeAll } from '@jest/globals';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { loadStackConfig } from '@checkout/testing';
+import { DataSource } from 'typeorm';
+import { loadStackConfig, serviceDatabase } from '@checkout/testing';
 
 const stack = loadStackConfig();
 const ports = stack.servicePorts;
@@ -8,6 +10,14 @@ export const ORDER = `http://127.0.0.1:${ports.order}`;
 /** The order service's internal port: /metrics and /health/*. */
 export const ORDER_INTERNAL = `http://127.0.0.1:${stack.internalPorts.order}`;
 const INVENTORY = `http://127.0.0.1:${ports.inventory}`;
+
+/** A service's database for the specs of one `describe`: connected before its first test, closed after its last. */
+export function suiteDataSource(database: string, poolSize: number): DataSource {
+  const ds = serviceDatabase(database, poolSize);
+  beforeAll(() => ds.initialize());
+  afterAll(() => ds.destroy());
+  return ds;
+}
 
 /** Dev API keys of the seed tenants. */
 export const ACME = 'acme-dev-key';

@@ -93,6 +93,17 @@ describe('order saga reactions (handlers on a scratch order database): given eve
       lines: [{ sku: 'SKU-1', quantity: 2 }],
       reReserved: false,
     });
+  /** An order charged whose stock ran out: BACKORDERED. */
+  const backorderedOrder = async () => {
+    const id = await newOrder();
+    await deliver(reserved(id));
+    await deliver(succeeded(id));
+    await deliver(
+      event('inventory.backordered', id, { orderId: id, lines: [{ sku: 'SKU-1', quantity: 2 }] }),
+    );
+    assert.equal((await status(id)).status, 'BACKORDERED');
+    return id;
+  };
   const failed = (id: string) =>
     event('payment.failed', id, { orderId: id, paymentId, reason: 'declined', source: 'webhook' });
 
@@ -223,13 +234,7 @@ describe('order saga reactions (handlers on a scratch order database): given eve
   });
 
   it('given backordered, then the restock fills it (inventory.committed): PAID, one order.paid', async () => {
-    const id = await newOrder();
-    await deliver(reserved(id));
-    await deliver(succeeded(id));
-    await deliver(
-      event('inventory.backordered', id, { orderId: id, lines: [{ sku: 'SKU-1', quantity: 2 }] }),
-    );
-    assert.equal((await status(id)).status, 'BACKORDERED');
+    const id = await backorderedOrder();
     assert.equal((await published(id)).filter((e) => e.type === 'order.paid').length, 0);
 
     await deliver(committed(id));
@@ -240,13 +245,7 @@ describe('order saga reactions (handlers on a scratch order database): given eve
   });
 
   it('given backordered then refunded: BACKORDERED, then REFUNDED, never back', async () => {
-    const id = await newOrder();
-    await deliver(reserved(id));
-    await deliver(succeeded(id));
-    await deliver(
-      event('inventory.backordered', id, { orderId: id, lines: [{ sku: 'SKU-1', quantity: 2 }] }),
-    );
-    assert.equal((await status(id)).status, 'BACKORDERED');
+    const id = await backorderedOrder();
     await deliver(
       event('payment.refunded', id, {
         orderId: id,

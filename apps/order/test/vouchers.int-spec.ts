@@ -1,8 +1,7 @@
-import { afterAll, beforeAll, describe, it } from '@jest/globals';
+import { describe, it } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { DataSource } from 'typeorm';
-import { serviceDataSource, waitFor } from '@checkout/testing';
+import { waitFor } from '@checkout/testing';
 import {
   call,
   checkout,
@@ -12,6 +11,7 @@ import {
   priceSku,
   stockSku,
   uniqueSku,
+  suiteDataSource,
 } from './order-api';
 
 const newVoucher = async (maxRedemptions: number, percentOff = 10) => {
@@ -22,13 +22,7 @@ const newVoucher = async (maxRedemptions: number, percentOff = 10) => {
 };
 
 describe('vouchers with limited redemptions (order service over HTTP)', () => {
-  let db: DataSource;
-  beforeAll(async () => {
-    db = await serviceDataSource('order_svc', 3);
-  });
-  afterAll(async () => {
-    await db.destroy();
-  });
+  const db = suiteDataSource('order_svc', 3);
 
   /** Redemptions taken: the voucher's maximum minus what its slots have left. */
   const redeemed = async (code: string) =>

@@ -9,7 +9,7 @@ import { MIGRATIONS } from '../src/migrations';
 import { RecordSagaStepHandler } from '../src/saga/commands/record-step/record-step.handler';
 import { SagaEventsConsumer } from '../src/saga/consumers/saga-events.consumer';
 import { SagaMetrics } from '../src/saga/saga.metrics';
-import { TEST_TIMEOUTS } from './support';
+import { SHIPPED_PATH, TEST_TIMEOUTS } from './support';
 
 const { tenantId, sagaId } = goldenFixture('order.created');
 const tenants = new TenantRegistry([{ id: tenantId, apiKeySha256: hashApiKey('saga-key') }]);
@@ -58,16 +58,7 @@ describe('saga-tracker reactions: given the golden events, expect no event and t
   afterAll(() => saga.stop());
 
   it('given the happy path up to the shipment, expect each event a step of one saga, shipped and over', async () => {
-    const { dataSource } = await saga
-      .givenEvents(
-        'order.created',
-        'inventory.reserved',
-        'payment.succeeded',
-        'inventory.committed',
-        'order.paid',
-        'fulfillment.shipment-created',
-      )
-      .expectEvents();
+    const { dataSource } = await saga.givenEvents(...SHIPPED_PATH).expectEvents();
     assert.deepEqual(await timelineOf(dataSource), [
       'order:order.created:progress',
       'inventory:inventory.reserved:progress',

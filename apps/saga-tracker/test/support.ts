@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { loadStackConfig, waitFor } from '@checkout/testing';
 import { SagaApiClient, SagaViewBody, TrackerError } from '../src/cli/saga-api.client';
-import { StuckTimeouts } from '../src/saga/domain/stuck-policy';
 
 const ports = loadStackConfig().servicePorts;
 const url = (name: string) => `http://127.0.0.1:${ports[name]}`;
@@ -17,21 +16,17 @@ export const PSP_URL = url('psp-simulator');
 export const ACME_KEY = 'acme-dev-key';
 export const GLOBEX_KEY = 'globex-dev-key';
 
-/** Step timeouts of the specs that build the recorder themselves (short, as the stack's test configuration). */
-export const TEST_TIMEOUTS: StuckTimeouts = {
-  overallMs: 60_000,
-  steps: {
-    reservation: 5_000,
-    payment: 10_000,
-    'stock-commit': 5_000,
-    'order-paid': 5_000,
-    shipment: 5_000,
-    'order-cancel': 5_000,
-    refund: 20_000,
-    'stock-release': 5_000,
-    'shipment-cancel': 5_000,
-  },
-};
+export { TEST_TIMEOUTS } from './timeouts';
+
+/** The events of a saga that ends SHIPPED, in the order they happen. */
+export const SHIPPED_PATH = [
+  'order.created',
+  'inventory.reserved',
+  'payment.succeeded',
+  'inventory.committed',
+  'order.paid',
+  'fulfillment.shipment-created',
+] as const;
 
 /** How long one saga path may take on a busy, shared 2-core machine. */
 export const SAGA_TIMEOUT_MS = 90_000;

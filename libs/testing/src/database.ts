@@ -51,8 +51,13 @@ export function superuserDataSource(
 
 /** A TypeORM DataSource on a service's own database, as its own login role would see it. */
 export async function serviceDataSource(database: string, poolSize = 10): Promise<DataSource> {
+  return serviceDatabase(database, poolSize).initialize();
+}
+
+/** The same, not connected yet (`initialize()` connects it). */
+export function serviceDatabase(database: string, poolSize: number): DataSource {
   const config = loadStackConfig();
-  const ds = new DataSource({
+  return new DataSource({
     type: 'postgres',
     host: '127.0.0.1',
     port: config.pg.port,
@@ -62,5 +67,4 @@ export async function serviceDataSource(database: string, poolSize = 10): Promis
     synchronize: false,
     extra: { max: poolSize },
   });
-  return ds.initialize();
 }

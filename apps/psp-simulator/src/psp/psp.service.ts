@@ -7,6 +7,7 @@ import { PspJournal } from './psp.journal';
 import { signatureHeader } from './domain/signature';
 import {
   Charge,
+  Delivery,
   ChargeInput,
   Idempotent,
   PspRequestError,
@@ -305,15 +306,22 @@ export class PspService implements OnApplicationBootstrap, OnApplicationShutdown
       forged === 'stale-timestamp'
         ? signatureHeader(account.webhookSecret, body, now - STALE_SIGNATURE_AGE_S)
         : signatureHeader(`${account.webhookSecret}-forged`, body, now);
-    const { status, error } = await this.post(body, signature);
+    this.recordDelivery(event, await this.post(body, signature), forged);
+  }
+
+  /** Records how the receiver answered one delivery of an event. */
+  private recordDelivery(
+    event: WebhookEvent,
+    answer: Pick<Delivery, 'status' | 'error'>,
+    forged?: Delivery['forged'],
+  ): void {
     this.store.recordDelivery({
       eventId: event.id,
       type: event.type,
       reference: event.data.object.reference,
-      status,
-      error,
+      ...answer,
       at: new Date().toISOString(),
-      forged,
+      ...(forged ? { forged } : {}),
     });
   }
 
@@ -327,14 +335,7 @@ export class PspService implements OnApplicationBootstrap, OnApplicationShutdown
       const answer = await this.post(body, signatureHeader(account.webhookSecret, body));
       const { error } = answer;
       status = answer.status;
-      this.store.recordDelivery({
-        eventId: event.id,
-        type: event.type,
-        reference: event.data.object.reference,
-        status,
-        error,
-        at: new Date().toISOString(),
-      });
+      this.recordDelivery(event, answer);
       if (status !== null && status >= 200 && status < 300) return status;
       this.logger.warn({ eventId: event.id, status, error, attempt }, 'webhook delivery failed');
       await this.sleep(Math.min(250 * 2 ** attempt, 10_000));

@@ -350,22 +350,14 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Whether a string is a uuid (PSP metadata is free text: check before casting). */
 export const isUuid = (s: string | undefined | null): s is string => typeof s === 'string' && UUID.test(s);
 
+/** What a new refund records: the charge to refund, how much, why, and the step that asked. */
+export type RefundRequest = Pick<
+  Refund,
+  'id' | 'tenantId' | 'orderId' | 'paymentId' | 'pspAccount' | 'pspChargeId' | 'currency' | 'reason' | 'cause'
+> & { amount: number };
+
 /** Inserts a refund request for a charge, once: a second request for the same charge does nothing. */
-export async function insertRefund(
-  tx: EntityManager,
-  r: {
-    id: string;
-    tenantId: string;
-    orderId: string;
-    paymentId: string | null;
-    pspAccount: string;
-    pspChargeId: string;
-    amount: number;
-    currency: string;
-    reason: string;
-    cause: StoredCause | null;
-  },
-): Promise<boolean> {
+export async function insertRefund(tx: EntityManager, r: RefundRequest): Promise<boolean> {
   const rows: unknown[] = await tx.query(
     `INSERT INTO refund (id, tenant_id, order_id, payment_id, psp_account, psp_charge_id, amount, currency, reason,
                          idempotency_key, cause)
@@ -536,32 +528,28 @@ export async function findRefundForPspRefund(
   return rows[0] && { id: rows[0].id, paymentId: rows[0].payment_id };
 }
 
-/** Moves a refund to `succeeded` with the PSP's refund id; undefined when its state does not allow it. */
-export async function markRefundSucceeded(
-  tx: EntityManager,
-  refundId: string,
-  pspRefundId: string,
-): Promise<Refund | undefined> {
-  const [row] = await updateReturning<RefundRow>(
-    tx,
-    `UPDATE refund SET state = 'succeeded', psp_refund_id = $2, last_error = NULL, updated_at = now()
-      WHERE id = $1 AND state = ANY($3::text[]) RETURNING *`,
-    [refundId, pspRefundId, REFUND_ALLOWED_FROM.succeeded],
-  );
-  return row && toRefund(row);
-}
+/** How a refund ended at the PSP: its refund id, or the error that parked it. */
+export type RefundOutcome =
+  { state: 'succeeded'; pspRefundId: string } | { state: 'refund_failed'; error: string };
 
-/** Parks a refund as `refund_failed` with the error; undefined when its state does not allow it. */
-export async function markRefundFailed(
+/** Moves a refund to `succeeded` or `refund_failed`; undefined when its state does not allow it. */
+export async function settleRefund(
   tx: EntityManager,
   refundId: string,
-  error: string,
+  outcome: RefundOutcome,
 ): Promise<Refund | undefined> {
+  const succeeded = outcome.state === 'succeeded';
   const [row] = await updateReturning<RefundRow>(
     tx,
-    `UPDATE refund SET state = 'refund_failed', last_error = $2, updated_at = now()
-      WHERE id = $1 AND state = ANY($3::text[]) RETURNING *`,
-    [refundId, error.slice(0, 500), REFUND_ALLOWED_FROM.refund_failed],
+    `UPDATE refund SET state = $2, psp_refund_id = coalesce($3, psp_refund_id), last_error = $4, updated_at = now()
+      WHERE id = $1 AND state = ANY($5::text[]) RETURNING *`,
+    [
+      refundId,
+      outcome.state,
+      succeeded ? outcome.pspRefundId : null,
+      succeeded ? null : outcome.error.slice(0, 500),
+      REFUND_ALLOWED_FROM[outcome.state],
+    ],
   );
   return row && toRefund(row);
 }

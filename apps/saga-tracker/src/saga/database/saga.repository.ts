@@ -11,6 +11,7 @@ import {
   StuckReason,
   WAIT_STEPS,
   WaitStep,
+  Waiting,
 } from '../domain';
 
 /** A step as stored, with the envelope fields the timeline shows besides the domain's. */
@@ -47,6 +48,17 @@ export interface SagaRow {
   stuckSince: Date | null;
   stuckReason: StuckReason | null;
 }
+
+/** What a saga row says it waits for (its waiting_* columns), or null: it waits for nothing. */
+export const waitingOf = (row: SagaRow): Waiting | null =>
+  row.waitingStep && row.waitingService && row.waitingSince
+    ? {
+        step: row.waitingStep,
+        service: row.waitingService,
+        compensation: row.waitingCompensation ?? false,
+        since: row.waitingSince,
+      }
+    : null;
 
 const STEP_COLUMNS = `event_id AS "eventId", tenant_id AS "tenantId", saga_id AS "sagaId", type, version, service,
   outcome, occurred_at AS "occurredAt", recorded_at AS "recordedAt", causation_id AS "causationId",

@@ -29,16 +29,35 @@ function saga(...spec: [type: EventType, atMs: number, facts?: StepFacts, cause?
 
 const shuffled = <T>(xs: T[]): T[] => [...xs].reverse();
 
+type Told = Parameters<typeof saga>[number];
+/** The order accepted and its stock held. */
+const RESERVED: Told[] = [
+  ['order.created', 0],
+  ['inventory.reserved', 100],
+];
+/** The hold expired at 60 s and the money came by webhook at 70 s. */
+const PAID_AFTER_EXPIRY: Told[] = [
+  ...RESERVED,
+  ['inventory.released', 60_100, { reason: 'expired' }],
+  ['payment.succeeded', 70_000, { source: 'webhook' }, 1],
+];
+/** The customer cancelled at 2 s, before any money; the hold was released. */
+const CANCELLED_BEFORE_MONEY: Told[] = [
+  ...RESERVED,
+  ['order.cancelled', 2_000, { reason: 'customer_request', refundIfCharged: true }],
+  ['inventory.released', 2_100, { reason: 'order_cancelled' }],
+];
+/** Paid: the money, the stock committed, order.paid. */
+const PAID: Told[] = [
+  ...RESERVED,
+  ['payment.succeeded', 300],
+  ['inventory.committed', 400],
+  ['order.paid', 500],
+];
+
 describe('saga state', () => {
   it('given the happy path, the saga is SHIPPED and ended at the shipment', () => {
-    const steps = saga(
-      ['order.created', 0],
-      ['inventory.reserved', 100],
-      ['payment.succeeded', 900],
-      ['inventory.committed', 1000],
-      ['order.paid', 1100],
-      ['fulfillment.shipment-created', 1300],
-    );
+    const steps = saga(...PAID, ['fulfillment.shipment-created', 1300]);
     const state = deriveSagaState(steps);
     assert.equal(state.status, 'SHIPPED');
     assert.equal(state.terminal, true);
@@ -62,13 +81,7 @@ describe('saga state', () => {
     assert.equal(state.status, 'AWAITING_PAYMENT');
     assert.equal(state.waitingFor?.step, 'payment');
     assert.deepEqual(state.waitingFor?.since, new Date(T0 + 200));
-    const paid = saga(
-      ['order.created', 0],
-      ['inventory.reserved', 100],
-      ['payment.succeeded', 300],
-      ['inventory.committed', 400],
-      ['order.paid', 500],
-    );
+    const paid = saga(...PAID);
     assert.equal(deriveSagaState(paid).status, 'PAID');
     assert.equal(deriveSagaState(paid).waitingFor?.step, 'shipment');
     assert.equal(deriveSagaState(paid).waitingFor?.service, 'fulfillment');
@@ -78,8 +91,7 @@ describe('saga state', () => {
 
   it('given a decline, the saga is CANCELLED but ends only when the stock is released', () => {
     const steps = saga(
-      ['order.created', 0],
-      ['inventory.reserved', 100],
+      ...RESERVED,
       ['payment.failed', 300, { reason: 'card_declined' }],
       ['order.cancelled', 400, { reason: 'payment_failed', refundIfCharged: false }],
       ['inventory.released', 450, { reason: 'payment_failed' }, 2],
@@ -107,10 +119,7 @@ describe('saga state', () => {
 
   it('given money for an order that cannot be served, it waits for the refund, then is REFUNDED', () => {
     const steps = saga(
-      ['order.created', 0],
-      ['inventory.reserved', 100],
-      ['inventory.released', 60_100, { reason: 'expired' }],
-      ['payment.succeeded', 70_000, { source: 'webhook' }, 1],
+      ...PAID_AFTER_EXPIRY,
       ['inventory.unavailable-after-payment', 70_100],
       ['payment.refunded', 70_500],
     );
@@ -124,34 +133,18 @@ describe('saga state', () => {
   });
 
   it('given money after the reservation expired, waits for inventory to commit or refuse the stock', () => {
-    const steps = saga(
-      ['order.created', 0],
-      ['inventory.reserved', 100],
-      ['inventory.released', 60_100, { reason: 'expired' }],
-      ['payment.succeeded', 70_000, { source: 'webhook' }, 1],
-    );
+    const steps = saga(...PAID_AFTER_EXPIRY);
     const state = deriveSagaState(steps);
     assert.equal(state.waitingFor?.step, 'stock-commit');
     assert.deepEqual(state.waitingFor?.since, new Date(T0 + 70_000));
   });
 
   it('given a customer cancel while the charge was unknown and money later, waits for that refund', () => {
-    const steps = saga(
-      ['order.created', 0],
-      ['inventory.reserved', 100],
-      ['order.cancelled', 2_000, { reason: 'customer_request', refundIfCharged: true }],
-      ['inventory.released', 2_100, { reason: 'order_cancelled' }],
-    );
+    const steps = saga(...CANCELLED_BEFORE_MONEY);
     const cancelled = deriveSagaState(steps);
     assert.equal(cancelled.status, 'CANCELLED');
     assert.equal(cancelled.terminal, true, 'nothing was charged (yet): the order has ended');
-    const charged = saga(
-      ['order.created', 0],
-      ['inventory.reserved', 100],
-      ['order.cancelled', 2_000, { reason: 'customer_request', refundIfCharged: true }],
-      ['inventory.released', 2_100, { reason: 'order_cancelled' }],
-      ['payment.succeeded', 5_000, { source: 'webhook' }, 1],
-    );
+    const charged = saga(...CANCELLED_BEFORE_MONEY, ['payment.succeeded', 5_000, { source: 'webhook' }, 1]);
     const late = deriveSagaState(charged);
     assert.equal(late.status, 'CANCELLED', 'a cancelled order never becomes PAID');
     assert.equal(late.terminal, false);
@@ -160,11 +153,7 @@ describe('saga state', () => {
 
   it('given a shipment failure, waits for the refund and ends REFUNDED', () => {
     const steps = saga(
-      ['order.created', 0],
-      ['inventory.reserved', 100],
-      ['payment.succeeded', 300],
-      ['inventory.committed', 400],
-      ['order.paid', 500],
+      ...PAID,
       ['fulfillment.shipment-failed', 600, { reason: 'carrier refused' }],
       ['payment.refunded', 900],
     );
@@ -177,14 +166,7 @@ describe('saga state', () => {
   });
 
   it('derives the same state whatever order the steps arrive in, and ignores duplicates', () => {
-    const steps = saga(
-      ['order.created', 0],
-      ['inventory.reserved', 100],
-      ['payment.succeeded', 900],
-      ['inventory.committed', 1000],
-      ['order.paid', 1100],
-      ['fulfillment.shipment-created', 1300],
-    );
+    const steps = saga(...PAID, ['fulfillment.shipment-created', 1300]);
     const expected = deriveSagaState(steps);
     const messy = [...shuffled(steps), steps[2], steps[0]];
     assert.deepEqual(deriveSagaState(messy), expected);
@@ -204,7 +186,7 @@ describe('saga state', () => {
   });
 
   it('knows a saga whose order.created has not arrived yet', () => {
-    const steps = saga(['order.created', 0], ['inventory.reserved', 100]);
+    const steps = saga(...RESERVED);
     const state = deriveSagaState([steps[1]]);
     assert.equal(state.started, false);
     assert.equal(state.complete, false);
@@ -214,8 +196,7 @@ describe('saga state', () => {
 
   it('never calls a saga ended while a step it has seen waits for its cause to arrive', () => {
     const steps = saga(
-      ['order.created', 0],
-      ['inventory.reserved', 100],
+      ...RESERVED,
       ['payment.failed', 300, { reason: 'card_declined' }],
       ['order.cancelled', 400, { reason: 'payment_failed', refundIfCharged: false }],
       ['inventory.released', 450, { reason: 'payment_failed' }, 2],

@@ -1,24 +1,12 @@
 import { describe, it } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { WaitStep } from './saga-state';
-import { StuckTimeouts, stepTimeouts, stuckVerdict } from './stuck-policy';
+import { TEST_TIMEOUTS } from '../../../test/timeouts';
+import { stepTimeouts, stuckVerdict } from './stuck-policy';
 
 const T0 = Date.parse('2026-01-01T10:00:00.000Z');
 const at = (ms: number) => new Date(T0 + ms);
-const timeouts: StuckTimeouts = {
-  overallMs: 60_000,
-  steps: {
-    reservation: 5_000,
-    payment: 10_000,
-    'stock-commit': 5_000,
-    'order-paid': 5_000,
-    shipment: 5_000,
-    'order-cancel': 5_000,
-    refund: 20_000,
-    'stock-release': 5_000,
-    'shipment-cancel': 5_000,
-  },
-};
+const timeouts = TEST_TIMEOUTS;
 const waitingFor = (step: WaitStep, sinceMs: number) => ({
   step,
   service: 'payment' as const,

@@ -1,6 +1,6 @@
 import { SagaListView, SagaView as ContractSagaView } from '@checkout/contracts';
-import { StuckTimeouts, deriveSagaState, orderSteps, stepDetail, stuckVerdict } from '../domain';
-import { SagaRow, StoredStep } from '../database/saga.repository';
+import { StuckTimeouts, Waiting, deriveSagaState, orderSteps, stepDetail, stuckVerdict } from '../domain';
+import { SagaRow, StoredStep, waitingOf } from '../database/saga.repository';
 
 /** GET /v1/sagas/{orderId} (the contract: libs/contracts/src/http/saga-tracker.ts). */
 export type SagaView = ContractSagaView;
@@ -20,7 +20,6 @@ export function sagaView(row: SagaRow, steps: StoredStep[], now: Date, timeouts:
   const verdict = stuckVerdict(state, now, timeouts);
   const start = ordered[0].occurredAt.getTime();
   const indexOf = new Map(ordered.map((s, i) => [s.eventId, i]));
-  const w = state.waitingFor;
   return {
     orderId: row.sagaId,
     tenantId: row.tenantId,
@@ -36,13 +35,7 @@ export function sagaView(row: SagaRow, steps: StoredStep[], now: Date, timeouts:
       durationMs: state.terminalAt ? state.terminalAt.getTime() - state.startedAt.getTime() : null,
       compensated: state.compensated,
       lastStep: { ...state.lastStep, occurredAt: state.lastStep.occurredAt.toISOString() },
-      waitingFor: w && {
-        step: w.step,
-        service: w.service,
-        compensation: w.compensation,
-        since: w.since.toISOString(),
-        waitedMs: verdict.waitedMs,
-      },
+      waitingFor: waitingView(state.waitingFor, now),
       stuck: row.stuck,
       stuckSince: row.stuckSince?.toISOString() ?? null,
       stuckReason: row.stuckReason,
@@ -69,6 +62,16 @@ export function sagaView(row: SagaRow, steps: StoredStep[], now: Date, timeouts:
   };
 }
 
+/** What a saga waits for, and how long it has waited at `now`. */
+const waitingView = (w: Waiting | null, now: Date): WaitingView | null =>
+  w && {
+    step: w.step,
+    service: w.service,
+    compensation: w.compensation,
+    since: w.since.toISOString(),
+    waitedMs: Math.max(0, now.getTime() - w.since.getTime()),
+  };
+
 /** A saga list item from its row, at a given instant. */
 export function sagaSummary(row: SagaRow, now: Date): SagaSummaryView {
   return {
@@ -82,16 +85,7 @@ export function sagaSummary(row: SagaRow, now: Date): SagaSummaryView {
       outcome: row.lastOutcome,
       occurredAt: row.lastOccurredAt.toISOString(),
     },
-    waitingFor:
-      row.waitingStep && row.waitingService && row.waitingSince
-        ? {
-            step: row.waitingStep,
-            service: row.waitingService,
-            compensation: row.waitingCompensation ?? false,
-            since: row.waitingSince.toISOString(),
-            waitedMs: Math.max(0, now.getTime() - row.waitingSince.getTime()),
-          }
-        : null,
+    waitingFor: waitingView(waitingOf(row), now),
     stuck: row.stuck,
     stuckSince: row.stuckSince?.toISOString() ?? null,
     stuckReason: row.stuckReason,

@@ -3,7 +3,7 @@ import { PinoLogger } from 'nestjs-pino';
 import { EntityManager } from 'typeorm';
 import { OutboxWriter } from '@checkout/messaging';
 import { OUTBOX_WRITER } from '@checkout/service-kit';
-import { markRefundFailed, markRefundSucceeded } from '../../database/payment.repository';
+import { settleRefund } from '../../database/payment.repository';
 import { TransitionOutcome } from '../../domain/payment-state';
 import { PaymentMetrics } from '../../payment.metrics';
 import { MovePaymentHandler, asCause } from '../move-payment/move-payment.handler';
@@ -31,7 +31,7 @@ export class SettleRefundHandler {
     tx: EntityManager,
     r: { refundId: string; pspRefundId: string; source: RefundNewsSource; pspEventId?: string | null },
   ): Promise<TransitionOutcome> {
-    const refund = await markRefundSucceeded(tx, r.refundId, r.pspRefundId);
+    const refund = await settleRefund(tx, r.refundId, { state: 'succeeded', pspRefundId: r.pspRefundId });
     if (!refund) return 'ignored';
     this.logger.info(
       { refundId: refund.id, orderId: refund.orderId, pspRefundId: r.pspRefundId, source: r.source },
@@ -74,7 +74,7 @@ export class SettleRefundHandler {
     tx: EntityManager,
     r: { refundId: string; error: string; source: RefundNewsSource },
   ): Promise<TransitionOutcome> {
-    const refund = await markRefundFailed(tx, r.refundId, r.error);
+    const refund = await settleRefund(tx, r.refundId, { state: 'refund_failed', error: r.error });
     if (!refund) return 'ignored';
     this.metrics.refundsParkedTotal.inc();
     this.logger.error(

@@ -6,7 +6,13 @@ import { SagaTrackerConfig } from '../../../config/saga-tracker.config';
 import { STUCK_TIMEOUTS } from '../../saga.tokens';
 import { OrderStatus, StuckTimeouts, stuckVerdict } from '../../domain';
 import { SagaMetrics } from '../../saga.metrics';
-import { SagaRow, claimEndedDurations, markStuck, stuckCandidates } from '../../database/saga.repository';
+import {
+  SagaRow,
+  claimEndedDurations,
+  markStuck,
+  stuckCandidates,
+  waitingOf,
+} from '../../database/saga.repository';
 
 /** What one sweep did. */
 export interface SweepResult {
@@ -64,15 +70,7 @@ export class SweepStuckSagasHandler {
         {
           terminal: saga.terminal,
           startedAt: saga.startedAt,
-          waitingFor:
-            saga.waitingStep && saga.waitingService && saga.waitingSince
-              ? {
-                  step: saga.waitingStep,
-                  service: saga.waitingService,
-                  compensation: saga.waitingCompensation ?? false,
-                  since: saga.waitingSince,
-                }
-              : null,
+          waitingFor: waitingOf(saga),
         },
         now,
         this.timeouts,
