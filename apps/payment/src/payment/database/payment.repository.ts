@@ -313,18 +313,17 @@ export async function recordCancellation(
   );
 }
 
-/** Marks a payment whose outcome is still open (`openStates`) to be refunded if money arrives; whether it was. */
+/** Marks a payment whose outcome is still open (OPEN_STATES) to be refunded if money arrives; whether it was. */
 export async function markRefundOnSuccess(
   tx: EntityManager,
   paymentId: string,
   reason: string,
-  openStates: readonly PaymentState[],
 ): Promise<boolean> {
   const marked = await updateReturning(
     tx,
     `UPDATE payment_attempt SET refund_on_success = COALESCE(refund_on_success, $2), updated_at = now()
       WHERE id = $1 AND state = ANY($3::text[]) RETURNING 1`,
-    [paymentId, reason, openStates],
+    [paymentId, reason, OPEN_STATES],
   );
   return marked.length === 1;
 }

@@ -41,7 +41,6 @@ export function caughtUpAt(
 export class ReadHorizon {
   private samples: EndsSample[] = [];
   private connected = false;
-  private readonly clock: () => Date = () => new Date();
   private readonly maxSamples = 600;
   /** The consumer group is the service name (InboxTransport): the horizon is how far that group has read. */
   private readonly groupId: string;
@@ -60,7 +59,7 @@ export class ReadHorizon {
       await this.admin.connect();
       this.connected = true;
     }
-    const at = this.clock();
+    const at = new Date();
     const ends = new Map<string, { low: number; high: number }>();
     for (const topic of this.topics)
       for (const p of await this.admin.fetchTopicOffsets(topic))

@@ -9,7 +9,6 @@ import {
   insertRefund,
   markRefundOnSuccess,
 } from '../../database/payment.repository';
-import { OPEN_STATES } from '../../domain/payment-state';
 import { storeCause } from '../move-payment/move-payment.handler';
 
 /** What RequestRefund did. */
@@ -44,7 +43,7 @@ export class RequestRefundHandler {
   ): Promise<RefundRequestOutcome> {
     const payment = await findPaymentByOrder(tx, r.tenantId, r.orderId);
     if (!payment) return 'nothing_to_refund';
-    if (await markRefundOnSuccess(tx, payment.id, r.reason, OPEN_STATES)) return 'refund_on_success';
+    if (await markRefundOnSuccess(tx, payment.id, r.reason)) return 'refund_on_success';
     // Re-read after the conditional update: a concurrent success has committed by now, if there was one.
     const now = await findPaymentByOrder(tx, r.tenantId, r.orderId);
     if (now?.state !== 'succeeded' || !now.pspRef) return 'nothing_to_refund';

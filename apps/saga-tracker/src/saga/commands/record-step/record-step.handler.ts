@@ -62,8 +62,6 @@ export type RecordOutcome =
  */
 @Injectable()
 export class RecordSagaStepHandler {
-  private readonly clock: () => Date = () => new Date();
-
   constructor(
     @Inject(STUCK_TIMEOUTS) private readonly timeouts: StuckTimeouts,
     private readonly metrics: SagaMetrics,
@@ -84,7 +82,7 @@ export class RecordSagaStepHandler {
     await lockSagas(tx, [...firsts.values()]);
     const keys = [...firsts.values()].map(({ tenantId, sagaId }) => ({ tenantId, sagaId }));
     const { stuck: before, steps: stepsBySaga } = await sagasOnRecord(tx, keys);
-    const now = this.clock();
+    const now = new Date();
     const derived = new Map<string, SagaStateWrite & { stillStuck: boolean }>();
     for (const key of keys) {
       const k = sagaKeyOf(key);
@@ -127,7 +125,7 @@ export class RecordSagaStepHandler {
       service: serviceOf(event.type),
       outcome,
       occurredAt: new Date(event.occurredAt),
-      recordedAt: this.clock(),
+      recordedAt: new Date(),
       causationId: event.causationId,
       correlationId: event.correlationId,
       traceparent: event.traceparent,
