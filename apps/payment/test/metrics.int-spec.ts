@@ -13,7 +13,7 @@ describe('payment: /metrics', () => {
     assert.ok(names.length >= 11);
     const text = await (await fetch(`${PAYMENT_INTERNAL}/metrics`)).text();
     for (const name of names) assert.match(text, new RegExp(`^# HELP ${name} `, 'm'), name);
-    // Refreshed by every reconciliation round.
+    // Read from the database when /metrics is scraped.
     await waitFor('stuck gauges of created, pending and unknown', async () => {
       const t = await (await fetch(`${PAYMENT_INTERNAL}/metrics`)).text();
       return ['created', 'pending', 'unknown'].every((s) =>

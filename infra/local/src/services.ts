@@ -38,15 +38,14 @@ export function serviceEnv(config: StackConfig, name: string): Record<string, st
     PSP_SIM_3DS_DELAY_MS: '1500',
     PSP_SIM_LATE_WEBHOOK_DELAY_MS: '8000',
     PSP_SIM_LOST_SETTLE_MS: '200',
-    // Payment: a short PSP timeout, fast reconciliation and refund retries for the local stack.
+    // Payment: a short PSP timeout, early reconciliation and fast refund retries for the local stack.
     PAYMENT_PSP_TIMEOUT_MS: '1000',
     PAYMENT_PSP_RETRIES: '1',
-    PAYMENT_RECONCILE_INTERVAL_MS: '1000',
     // Well past one charge call's whole budget (2 attempts of 1 s): a pending attempt asked about while its call
     // still hangs settles by reconciliation and never shows the `unknown` the PSP-timeout specs look for.
     PAYMENT_RECONCILE_AFTER_MS: '6000',
-    // Each pass lists the PSP's charges of every tenant over HTTP: the simulator's whole idle cost at 2 s.
-    PAYMENT_ORPHAN_SWEEP_INTERVAL_MS: '5000',
+    // Reconciliation and the orphan sweep sleep until their work falls due (the charge worker and the webhooks say
+    // when), so they keep the product's longest sleeps (30 s, 5 min) here: at rest they cost nothing.
     PAYMENT_ORPHAN_MIN_AGE_MS: '4000',
     PAYMENT_ORPHAN_WINDOW_MS: '300000',
     PAYMENT_REFUND_BACKOFF_MS: '200',

@@ -104,3 +104,94 @@ describe('PeriodicTask', () => {
     assert.equal(at.length, 0);
   });
 });
+
+describe('PeriodicTask with due times', () => {
+  let clock: ReturnType<ReturnType<typeof withGlobal>['install']>;
+  beforeEach(() => {
+    clock = withGlobal(globalThis).install({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+  });
+  afterEach(() => {
+    clock.uninstall();
+  });
+
+  /** A task (longest sleep 10 s) whose passes say when their next work is due: `due[i]` (null when exhausted). */
+  function dueTask(due: (number | null)[]) {
+    const at: number[] = [];
+    const t = new PeriodicTask(
+      'spec',
+      10_000,
+      async () => {
+        at.push(Date.now());
+        return { dueInMs: due.length ? due.shift()! : null };
+      },
+      quiet,
+    );
+    return { t, at };
+  }
+
+  it('sleeps until the next due time a pass reports, and at most intervalMs when nothing is due', async () => {
+    const { t, at } = dueTask([3_000, null, 0]);
+    const start = Date.now();
+    t.start();
+    await clock.tickAsync(10_000 + 3_000 + 10_000 + 250);
+    await t.stop();
+    // First pass after intervalMs; then 3 s (due); then 10 s (nothing due); a row still due: the 250 ms floor.
+    assert.deepEqual(
+      at.map((x) => x - start),
+      [10_000, 13_000, 23_000, 23_250],
+    );
+  });
+
+  it('dueIn() brings the next pass forward, never back', async () => {
+    const { t, at } = dueTask([]);
+    const start = Date.now();
+    t.start();
+    t.dueIn(2_000);
+    t.dueIn(5_000);
+    await clock.tickAsync(2_000);
+    assert.deepEqual(
+      at.map((x) => x - start),
+      [2_000],
+    );
+    await clock.tickAsync(10_000);
+    assert.equal(at.length, 2, 'then intervalMs again, as the pass knew of nothing due');
+    await t.stop();
+  });
+
+  it('dueIn() during a pass is kept for the pass after it (the running one may have looked too early)', async () => {
+    let release!: () => void;
+    const at: number[] = [];
+    const t = new PeriodicTask(
+      'spec',
+      10_000,
+      async () => {
+        at.push(Date.now());
+        if (at.length === 1) await new Promise<void>((r) => (release = r));
+        return { dueInMs: null };
+      },
+      quiet,
+    );
+    const start = Date.now();
+    t.start();
+    t.dueIn(0);
+    await clock.tickAsync(0);
+    assert.equal(at.length, 1);
+    t.dueIn(1_000);
+    release();
+    await clock.tickAsync(1_000);
+    assert.deepEqual(
+      at.map((x) => x - start),
+      [0, 1_000],
+    );
+    await t.stop();
+  });
+
+  it('a stopped task ignores dueIn()', async () => {
+    const { t, at } = dueTask([]);
+    t.start();
+    await t.stop();
+    t.dueIn(0);
+    await clock.tickAsync(20_000);
+    assert.equal(at.length, 0);
+  });
+});

@@ -7,11 +7,27 @@ export interface IdleBackoff {
 }
 
 /**
+ * What a due-time pass resolves to: how long until the earliest work it knows of is due (null: none is known).
+ * The next pass runs then, and no later than `intervalMs`, which becomes the longest sleep: a job that knows when
+ * its rows fall due sleeps until then instead of looking every interval (see `dueIn`).
+ */
+export interface NextDue {
+  dueInMs: number | null;
+}
+
+/** The shortest pause after a due-time pass, so a row that stays due (locked elsewhere) is not polled in a loop. */
+export const MIN_DUE_PAUSE_MS = 250;
+
+const isNextDue = (x: unknown): x is NextDue => typeof x === 'object' && x !== null && 'dueInMs' in x;
+
+/**
  * Runs one async pass every `intervalMs` (the next pass is scheduled when the previous one ends, so passes never
  * overlap); a failing pass is logged and the schedule goes on. `stop()` waits for the pass in flight.
  * With `idleBackoff`, a pass that resolves to 0 or false found no work: the pause doubles up to `maxMs`, so an
  * idle worker polls rarely; a pass that found work, or `wake()` (work was just committed in this process), brings
  * it back to `intervalMs` at once.
+ * A pass that resolves to a `NextDue` schedules the next one when that work falls due (at most `intervalMs`
+ * away), and `dueIn(ms)` brings the next pass forward when this process writes work that falls due sooner.
  */
 export class PeriodicTask {
   private timer?: NodeJS.Timeout;
@@ -19,6 +35,10 @@ export class PeriodicTask {
   private stopped = true;
   private delayMs: number;
   private again = false;
+  /** When the scheduled timer fires (epoch ms; Infinity: none scheduled). */
+  private timerAt = Number.POSITIVE_INFINITY;
+  /** The earliest `dueIn` asked for while a pass was in flight, applied when the next pass is scheduled. */
+  private dueAt = Number.POSITIVE_INFINITY;
 
   constructor(
     private readonly name: string,
@@ -47,7 +67,22 @@ export class PeriodicTask {
       return;
     }
     clearTimeout(this.timer);
+    this.timerAt = Number.POSITIVE_INFINITY;
     void this.runOnce().then(() => this.schedule());
+  }
+
+  /**
+   * Work falls due `ms` from now (just written by this process): the next pass runs no later than that. A pass in
+   * flight may have looked before the work was committed, so the time is kept for the pass after it.
+   */
+  dueIn(ms: number): void {
+    if (this.stopped) return;
+    const at = Date.now() + Math.max(0, ms);
+    if (this.inFlight) {
+      this.dueAt = Math.min(this.dueAt, at);
+      return;
+    }
+    if (at < this.timerAt) this.scheduleAt(at);
   }
 
   start(): void {
@@ -60,6 +95,11 @@ export class PeriodicTask {
   runOnce(): Promise<void> {
     this.inFlight ??= this.pass()
       .then((found) => {
+        if (isNextDue(found)) {
+          const due = found.dueInMs ?? this.intervalMs;
+          this.delayMs = Math.min(Math.max(due, MIN_DUE_PAUSE_MS), this.intervalMs);
+          return;
+        }
         if (!this.idleBackoff) return;
         const idle = found === 0 || found === false;
         this.delayMs = idle ? Math.min(this.delayMs * 2, this.idleBackoff.maxMs) : this.intervalMs;
@@ -81,15 +121,27 @@ export class PeriodicTask {
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
+    this.timerAt = Number.POSITIVE_INFINITY;
     await this.inFlight;
   }
 
   private schedule(): void {
+    const at = Math.min(Date.now() + this.delayMs, this.dueAt);
+    this.dueAt = Number.POSITIVE_INFINITY;
+    this.scheduleAt(at);
+  }
+
+  private scheduleAt(at: number): void {
     if (this.stopped) return;
     clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      void this.runOnce().then(() => this.schedule());
-    }, this.delayMs);
+    this.timerAt = at;
+    this.timer = setTimeout(
+      () => {
+        this.timerAt = Number.POSITIVE_INFINITY;
+        void this.runOnce().then(() => this.schedule());
+      },
+      Math.max(0, at - Date.now()),
+    );
     this.timer.unref();
   }
 }

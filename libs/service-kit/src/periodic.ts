@@ -1,2 +1,2 @@
 // PeriodicTask lives in libs/messaging (the consumer transport's lag probe runs on it); the services import it from here.
-export { PeriodicTask } from '@checkout/messaging';
+export { NextDue, PeriodicTask } from '@checkout/messaging';

@@ -29,10 +29,16 @@ export const PaymentConfigSchema = BaseConfigSchema.extend({
   PAYMENT_CHARGE_CONCURRENCY: z.coerce.number().int().min(1).max(500).default(32),
   /** Accepted clock skew and replay window of a webhook signature. */
   PAYMENT_WEBHOOK_TOLERANCE_S: z.coerce.number().int().min(1).default(300),
-  /** How often reconciliation runs, and how long an attempt may sit in pending/unknown before it is queried. */
-  PAYMENT_RECONCILE_INTERVAL_MS: z.coerce.number().int().min(100).default(30_000),
+  /**
+   * How long an attempt may sit in pending/unknown before the PSP is asked about it (reconciliation runs when the
+   * oldest falls due), and the longest reconciliation sleeps when nothing it knows of is due.
+   */
   PAYMENT_RECONCILE_AFTER_MS: z.coerce.number().int().min(0).default(60_000),
-  /** The orphaned-charge sweep: how often, how far back, and how old a charge must be before it counts. */
+  PAYMENT_RECONCILE_INTERVAL_MS: z.coerce.number().int().min(100).default(30_000),
+  /**
+   * The orphaned-charge sweep: the longest it sleeps (a webhook about a charge we did not take wakes it once the
+   * charge is old enough), how far back it looks, and how old a charge must be before it counts.
+   */
   PAYMENT_ORPHAN_SWEEP_INTERVAL_MS: z.coerce.number().int().min(0).default(300_000),
   PAYMENT_ORPHAN_WINDOW_MS: ms(86_400_000),
   PAYMENT_ORPHAN_MIN_AGE_MS: ms(600_000),

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { ScrapeProbe } from '@checkout/messaging';
 import { METRICS_REGISTRY } from '@checkout/service-kit';
 
 /** The payment service's own Prometheus metrics. */
@@ -16,6 +17,8 @@ export class PaymentMetrics {
   readonly orphans: Counter<'action'>;
   readonly breakerOpen: Gauge<'account'>;
   readonly pspEventsPruned: Counter;
+  /** What fills the stuck and parked gauges when /metrics is scraped (set by the reconciliation job). */
+  private readOpenStates?: () => Promise<void>;
 
   constructor(@Inject(METRICS_REGISTRY) registry: Registry) {
     const registers = [registry];
@@ -49,17 +52,20 @@ export class PaymentMetrics {
       help: 'Attempts in created/pending/unknown longer than the reconciliation threshold (created: the charge worker is behind)',
       labelNames: ['state'],
       registers,
+      collect: () => this.readOpenStates?.(),
     });
     this.stuckOldest = new Gauge({
       name: 'payment_stuck_oldest_seconds',
       help: 'Age of the oldest attempt in created/pending/unknown',
       labelNames: ['state'],
       registers,
+      collect: () => this.readOpenStates?.(),
     });
     this.refundsParked = new Gauge({
       name: 'payment_refunds_failed',
       help: 'Refunds parked in refund_failed, waiting for an operator',
       registers,
+      collect: () => this.readOpenStates?.(),
     });
     this.refundsParkedTotal = new Counter({
       name: 'payment_refunds_parked_total',
@@ -83,5 +89,10 @@ export class PaymentMetrics {
       help: 'Webhook dedupe rows (psp_event) deleted past PAYMENT_PSP_EVENT_RETENTION_MS',
       registers,
     });
+  }
+
+  /** Fills the stuck and parked gauges from this probe when /metrics is scraped. */
+  readOpenStatesWith(probe: ScrapeProbe): void {
+    this.readOpenStates = () => probe.refresh();
   }
 }

@@ -405,6 +405,20 @@ export async function claimStuckAttempts(
   return rows.map(toPaymentAttempt);
 }
 
+/**
+ * Milliseconds until the next attempt awaiting the PSP falls due for reconciliation (<= 0: one is due now), or null
+ * when none awaits the PSP: what the reconciler sleeps for.
+ */
+export async function nextReconcileDueMs(q: Pick<EntityManager, 'query'>, afterMs: number): Promise<number | null> {
+  const [{ due }]: { due: string | null }[] = await q.query(
+    `SELECT EXTRACT(EPOCH FROM min(COALESCE(reconciled_at, state_changed_at))
+                             + $1 * interval '1 millisecond' - now()) * 1000 AS due
+       FROM payment_attempt WHERE state = ANY($2::text[])`,
+    [afterMs, AWAITING_PSP_STATES],
+  );
+  return due === null ? null : Math.ceil(Number(due));
+}
+
 /** Per open state (only those with attempts): how many sit there longer than `stuckAfterMs`, and the oldest's age. */
 export async function openStateGauges(
   q: Pick<EntityManager, 'query'>,

@@ -8,6 +8,7 @@ import { WebhookRefused } from '../domain/payment.errors';
 import { verifySignature } from '../domain/webhook-signature';
 import { ApplyPspEventHandler } from '../commands/apply-psp-event/apply-psp-event.handler';
 import { PaymentMetrics } from '../payment.metrics';
+import { ReconcilePaymentsJob } from '../jobs/reconcile-payments.job';
 
 // Checked against when the body names no account of ours, so that an unknown account costs the same HMAC as a
 // known one: neither the answer nor its timing tells a caller which account ids exist.
@@ -23,6 +24,7 @@ export class WebhooksController {
     @Inject(SERVICE_CONFIG) private readonly config: PaymentConfig,
     private readonly accounts: PspCredentialRegistry,
     private readonly apply: ApplyPspEventHandler,
+    private readonly reconcile: ReconcilePaymentsJob,
     private readonly metrics: PaymentMetrics,
     private readonly logger: PinoLogger,
   ) {
@@ -55,6 +57,9 @@ export class WebhooksController {
     }
     const event = validate(PspWebhookEvent, body);
     const outcome = await this.apply.execute(credentials.tenantId, event);
+    // Money the PSP took that no attempt of ours took: the orphan sweep looks once it is in its window.
+    if (event.type === 'charge.succeeded' && (outcome === 'unmatched' || outcome === 'ignored'))
+      this.reconcile.unaccountedChargeSeen();
     return { received: true, outcome };
   }
 }

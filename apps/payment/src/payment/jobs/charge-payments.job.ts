@@ -5,6 +5,7 @@ import { PeriodicTask, SERVICE_CONFIG } from '@checkout/service-kit';
 import { PaymentConfig } from '../../config/payment.config';
 import { ChargePaymentHandler } from '../commands/charge-payment/charge-payment.handler';
 import { MovePaymentHandler } from '../commands/move-payment/move-payment.handler';
+import { ReconcilePaymentsJob } from './reconcile-payments.job';
 
 /**
  * Picks up new attempts (state `created`), claims them by moving them to `pending`, and charges each. SIGTERM
@@ -22,6 +23,7 @@ export class ChargePaymentsJob implements OnApplicationBootstrap, BeforeApplicat
     private readonly dataSource: DataSource,
     private readonly charge: ChargePaymentHandler,
     private readonly move: MovePaymentHandler,
+    private readonly reconcile: ReconcilePaymentsJob,
     private readonly logger: PinoLogger,
   ) {
     logger.setContext('ChargeWorker');
@@ -65,6 +67,8 @@ export class ChargePaymentsJob implements OnApplicationBootstrap, BeforeApplicat
       if (free <= 0) return undefined;
       if (this.stopped) return undefined;
       const claimed = await this.move.claimNew(this.dataSource, free);
+      // Now pending: reconciliation looks at them when they have waited the threshold, if still unsettled.
+      if (claimed.length > 0) this.reconcile.attemptAwaitsPsp();
       for (const attempt of claimed) {
         const charging: Promise<void> = this.charge
           .execute(attempt)

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { PinoLogger } from 'nestjs-pino';
+import { ScrapeProbe } from '@checkout/messaging';
 import { DataSource } from 'typeorm';
-import { PeriodicTask, PspCredentialRegistry, SERVICE_CONFIG } from '@checkout/service-kit';
+import { NextDue, PeriodicTask, PspCredentialRegistry, SERVICE_CONFIG } from '@checkout/service-kit';
 import { PaymentConfig } from '../../config/payment.config';
 import {
   PaymentAttempt,
@@ -12,6 +13,7 @@ import {
   insertOrphanCharge,
   insertRefund,
   isUuid,
+  nextReconcileDueMs,
   openStateGauges,
 } from '../database/payment.repository';
 import { OPEN_STATES } from '../domain/payment-state';
@@ -19,13 +21,20 @@ import { PaymentMetrics } from '../payment.metrics';
 import { PspCharge, PspClient } from '../psp/psp.client';
 import { ChargePaymentHandler } from '../commands/charge-payment/charge-payment.handler';
 
+/** How long after a charge's minimum age the woken sweep looks (the PSP stamped it before its webhook left). */
+const ORPHAN_SWEEP_MARGIN_MS = 500;
+
 /**
  * ReconcilePayments: settles attempts stuck in pending/unknown with the PSP and sweeps for orphan charges
- * (docs/design/payment.md).
+ * (docs/design/payment.md). Both sleep until their work falls due instead of polling: reconciliation until the
+ * oldest attempt awaiting the PSP is PAYMENT_RECONCILE_AFTER_MS old (the charge worker says when it moves one
+ * there), the sweep until a charge we cannot account for has aged PAYMENT_ORPHAN_MIN_AGE_MS (a webhook about it
+ * says so). Their intervals are the longest sleeps, for what another replica left behind.
  */
 @Injectable()
 export class ReconcilePaymentsJob implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly tasks: PeriodicTask[];
+  private readonly reconciliation: PeriodicTask;
+  private readonly orphanSweep?: PeriodicTask;
 
   constructor(
     @Inject(SERVICE_CONFIG) private readonly config: PaymentConfig,
@@ -37,50 +46,65 @@ export class ReconcilePaymentsJob implements OnApplicationBootstrap, OnApplicati
     private readonly logger: PinoLogger,
   ) {
     logger.setContext('ReconcilePayments');
-    this.tasks = [
-      new PeriodicTask(
-        'reconciliation',
-        config.PAYMENT_RECONCILE_INTERVAL_MS,
-        () => this.reconcile(),
-        logger,
-      ),
-    ];
+    this.reconciliation = new PeriodicTask(
+      'reconciliation',
+      config.PAYMENT_RECONCILE_INTERVAL_MS,
+      () => this.reconcile(),
+      logger,
+    );
     if (config.PAYMENT_ORPHAN_SWEEP_INTERVAL_MS > 0)
-      this.tasks.push(
-        new PeriodicTask(
-          'orphan-sweep',
-          config.PAYMENT_ORPHAN_SWEEP_INTERVAL_MS,
-          () => this.sweepOrphans(),
-          logger,
-        ),
+      this.orphanSweep = new PeriodicTask(
+        'orphan-sweep',
+        config.PAYMENT_ORPHAN_SWEEP_INTERVAL_MS,
+        () => this.sweepOrphans(),
+        logger,
       );
+    // The stuck and parked gauges are read when /metrics is scraped, not by every round.
+    metrics.readOpenStatesWith(new ScrapeProbe('payment-open-states', () => this.refreshGauges(), 1_000, logger));
   }
 
   onApplicationBootstrap(): void {
-    for (const task of this.tasks) task.start();
+    this.reconciliation.start();
+    // Attempts a previous run left awaiting the PSP: a first round now says when they fall due.
+    this.reconciliation.dueIn(0);
+    this.orphanSweep?.start();
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await Promise.all(this.tasks.map((task) => task.stop()));
+    await Promise.all([this.reconciliation.stop(), this.orphanSweep?.stop()]);
+  }
+
+  /** An attempt was moved to await the PSP (pending): it falls due for reconciliation after the threshold. */
+  attemptAwaitsPsp(): void {
+    this.reconciliation.dueIn(this.config.PAYMENT_RECONCILE_AFTER_MS);
   }
 
   /**
-   * One reconciliation round (never two at once: its periodic task); returns how many attempts it looked at.
+   * The PSP told us of a captured charge that no attempt of ours took (an unmatched or ignored
+   * `charge.succeeded`): the sweep looks once the charge is old enough to be in its window.
    */
-  private async reconcile(): Promise<number> {
+  unaccountedChargeSeen(): void {
+    this.orphanSweep?.dueIn(this.config.PAYMENT_ORPHAN_MIN_AGE_MS + ORPHAN_SWEEP_MARGIN_MS);
+  }
+
+  /**
+   * One reconciliation round (never two at once: its periodic task); says when the next attempt falls due.
+   */
+  private async reconcile(): Promise<NextDue> {
+    const after = this.config.PAYMENT_RECONCILE_AFTER_MS;
     try {
-      await this.refreshGauges();
-      const stuck = await claimStuckAttempts(this.dataSource, this.config.PAYMENT_RECONCILE_AFTER_MS);
+      const stuck = await claimStuckAttempts(this.dataSource, after);
       // A few at a time, and stop the round when the PSP does not answer: a storm of lookups would keep its
       // breaker open. The rest were stamped and come back next round.
       for (let i = 0; i < stuck.length; i += 8) {
         const answers = await Promise.all(stuck.slice(i, i + 8).map((attempt) => this.reconcileOne(attempt)));
         if (answers.includes(false)) break;
       }
-      return stuck.length;
+      return { dueInMs: await nextReconcileDueMs(this.dataSource, after) };
     } catch (error) {
       this.logger.error({ err: String(error) }, 'reconciliation failed');
-      return 0;
+      // The database or the PSP is away: look again after the threshold rather than at the longest sleep.
+      return { dueInMs: after };
     }
   }
 
