@@ -55,10 +55,10 @@ export function serviceEnv(config: StackConfig, name: string): Record<string, st
     CARRIER_FAIL_CUSTOMERS: 'undeliverable-*',
     NOTIFIER_INTERVAL_MS: '1000',
     // Inventory: a TTL well above the payment time under load (a 6 s TTL let busy-machine orders expire
-    // before they were paid, so flash-sale runs resold released units), and a fast expiry job. The
-    // paid-after-expiry path is exercised by the inventory command specs with their own expiry times.
+    // before they were paid, so flash-sale runs resold released units). The expiry job wakes when a held
+    // reservation expires, so it keeps the product's longest sleep (5 s). The paid-after-expiry path is
+    // exercised by the inventory command specs with their own expiry times, and end to end with a 1 s SKU TTL.
     INVENTORY_RESERVATION_TTL_SECONDS: '60',
-    INVENTORY_EXPIRY_INTERVAL_MS: '1000',
     INVENTORY_DRIFT_INTERVAL_MS: '30000',
     // Off here: the specs drive the gate's counters exactly (a token given back is the next buyer's) and a
     // re-sync in the middle would make them race it. Its own specs run it directly; elsewhere it runs every 30 s.

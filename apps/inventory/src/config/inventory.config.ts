@@ -7,7 +7,10 @@ export const InventoryConfigSchema = BaseConfigSchema.extend({
   DATABASE_URL: z.string().url(),
   /** How long a reservation holds stock; keep it above the p99 time to pay (3DS included). */
   INVENTORY_RESERVATION_TTL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(600),
-  /** How often the expiry job releases overdue reservations. */
+  /**
+   * The longest the expiry job sleeps: it wakes when the earliest held reservation expires (this process's reserve
+   * command says when), and at least this often for what another replica held.
+   */
   INVENTORY_EXPIRY_INTERVAL_MS: z.coerce.number().int().min(100).default(5_000),
   /** Reservation rows one expiry statement moves at most. */
   INVENTORY_EXPIRY_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(500),

@@ -13,6 +13,7 @@ import { ReservationConsumer } from './consumers/reservation.consumer';
 import { StockController } from './http/stock.controller';
 import { GateResyncJob } from './jobs/gate-resync.job';
 import { ReservationJob } from './jobs/reservation.job';
+import { ReservationExpiryAlarm } from './expiry-alarm';
 import { ReservationMetrics } from './reservation.metrics';
 
 /** Stock, reservations and their lifecycle: commands, consumers, jobs and the HTTP API. */
@@ -29,6 +30,7 @@ import { ReservationMetrics } from './reservation.metrics';
     SetStockHandler,
     RepairDriftHandler,
     ReservationMetrics,
+    ReservationExpiryAlarm,
     ReservationJob,
     GateResyncJob,
   ],

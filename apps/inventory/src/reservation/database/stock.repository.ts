@@ -218,12 +218,15 @@ export async function setAvailable(
   return rows[0];
 }
 
-/** Whether any tenant has a held reservation past its expiry (what the expiry job looks at before a pass). */
-export async function anyReservationDue(db: DataSource): Promise<boolean> {
-  const [{ due }]: { due: boolean }[] = await db.query(
-    `SELECT EXISTS (SELECT 1 FROM reservation WHERE status = 'held' AND expires_at <= now()) AS due`,
+/**
+ * Milliseconds until the earliest held reservation of any tenant expires (<= 0: one is due now), or null when none
+ * is held: what the expiry job sleeps for (the partial index of held reservations).
+ */
+export async function nextReservationDueMs(db: DataSource): Promise<number | null> {
+  const [{ due }]: { due: string | null }[] = await db.query(
+    `SELECT EXTRACT(EPOCH FROM min(expires_at) - now()) * 1000 AS due FROM reservation WHERE status = 'held'`,
   );
-  return due;
+  return due === null ? null : Math.ceil(Number(due));
 }
 
 /** Remembers that the order was cancelled, so that an order.created applied later reserves nothing. */

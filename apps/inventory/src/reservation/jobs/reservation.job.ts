@@ -1,11 +1,12 @@
 import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { PinoLogger } from 'nestjs-pino';
 import { DataSource } from 'typeorm';
-import { SERVICE_CONFIG, TenantRegistry } from '@checkout/service-kit';
+import { NextDue, PeriodicTask, SERVICE_CONFIG, TenantRegistry } from '@checkout/service-kit';
 import { InventoryConfig } from '../../config/inventory.config';
 import { ExpireReservationsHandler, RepairDriftHandler } from '../commands';
 import { pgCode } from '../database/sql';
-import { anyReservationDue } from '../database/stock.repository';
+import { nextReservationDueMs } from '../database/stock.repository';
+import { ReservationExpiryAlarm } from '../expiry-alarm';
 import { ReservationMetrics } from '../reservation.metrics';
 
 /** Postgres says a concurrent writer got there first: the next run looks again. */
@@ -13,12 +14,14 @@ const TRANSIENT = new Set(['40001', '40P01', '55P03']);
 
 /**
  * The periodic jobs of the inventory service: release expired reservations, and detect and repair counter
- * drift. Each tenant is handled on its own; a run never overlaps the previous one of the same job.
+ * drift. Each tenant is handled on its own; a run never overlaps the previous one of the same job. Expiry sleeps
+ * until the earliest held reservation expires (the reserve command says when it holds new ones), and at most
+ * INVENTORY_EXPIRY_INTERVAL_MS (what another replica held).
  */
 @Injectable()
 export class ReservationJob implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private readonly timers = new Map<string, NodeJS.Timeout>();
-  private readonly running = new Set<Promise<unknown>>();
+  private readonly expiry: PeriodicTask;
+  private readonly drift?: PeriodicTask;
   private stopped = false;
 
   constructor(
@@ -29,20 +32,35 @@ export class ReservationJob implements OnApplicationBootstrap, BeforeApplication
     private readonly repair: RepairDriftHandler,
     private readonly metrics: ReservationMetrics,
     private readonly logger: PinoLogger,
+    alarm: ReservationExpiryAlarm,
   ) {
     logger.setContext('ReservationJobs');
+    this.expiry = new PeriodicTask(
+      'expiry',
+      config.INVENTORY_EXPIRY_INTERVAL_MS,
+      () => this.expireDue(),
+      logger,
+    );
+    if (config.INVENTORY_DRIFT_INTERVAL_MS > 0)
+      this.drift = new PeriodicTask(
+        'drift',
+        config.INVENTORY_DRIFT_INTERVAL_MS,
+        () => this.transient(this.repairAll()),
+        logger,
+      );
+    alarm.listen((at) => this.expiry.dueIn(at.getTime() - Date.now()));
   }
 
   onApplicationBootstrap(): void {
-    this.every('expiry', this.config.INVENTORY_EXPIRY_INTERVAL_MS, () => this.expireAll());
-    if (this.config.INVENTORY_DRIFT_INTERVAL_MS > 0)
-      this.every('drift', this.config.INVENTORY_DRIFT_INTERVAL_MS, () => this.repairAll());
+    this.expiry.start();
+    // What a previous run left held: a first pass now says when it falls due.
+    this.expiry.dueIn(0);
+    this.drift?.start();
   }
 
   async beforeApplicationShutdown(): Promise<void> {
     this.stopped = true;
-    for (const t of this.timers.values()) clearTimeout(t);
-    await Promise.allSettled([...this.running]);
+    await Promise.all([this.expiry.stop(), this.drift?.stop()]);
   }
 
   /**
@@ -60,12 +78,19 @@ export class ReservationJob implements OnApplicationBootstrap, BeforeApplication
     }
   }
 
+  /** One expiry pass when something is due; says when the next held reservation falls due. */
+  async expireDue(): Promise<NextDue> {
+    const due = await nextReservationDueMs(this.dataSource);
+    if (due !== null && due <= 0) {
+      await this.transient(this.expireAll());
+      return { dueInMs: await nextReservationDueMs(this.dataSource) };
+    }
+    return { dueInMs: due };
+  }
+
   /** Releases every expired reservation of every tenant, batch by batch. */
   async expireAll(): Promise<number> {
     let total = 0;
-    // One cheap look first (the partial index of held reservations): at rest nothing is due, and a pass per
-    // tenant would cost a transaction each, every second.
-    if (!(await anyReservationDue(this.dataSource))) return 0;
     await this.eachTenant('expiry', async (tenantId) => {
       for (let batch = 0; batch < 20 && !this.stopped; batch += 1) {
         const rows = await this.dataSource.transaction((tx) =>
@@ -103,19 +128,13 @@ export class ReservationJob implements OnApplicationBootstrap, BeforeApplication
     });
   }
 
-  private every(name: string, intervalMs: number, run: () => Promise<unknown>): void {
-    const tick = () => {
-      const job = run()
-        .catch((error: unknown) => {
-          if (TRANSIENT.has(pgCode(error) ?? '')) return;
-          this.logger.error({ job: name, err: String(error) }, 'job run failed');
-        })
-        .finally(() => {
-          this.running.delete(job);
-          if (!this.stopped) this.timers.set(name, setTimeout(tick, intervalMs).unref());
-        });
-      this.running.add(job);
-    };
-    this.timers.set(name, setTimeout(tick, intervalMs).unref());
+  /** Postgres says a concurrent writer got there first: not a failure, the next pass looks again. */
+  private async transient<T>(run: Promise<T>): Promise<T | undefined> {
+    try {
+      return await run;
+    } catch (error) {
+      if (TRANSIENT.has(pgCode(error) ?? '')) return undefined;
+      throw error;
+    }
   }
 }

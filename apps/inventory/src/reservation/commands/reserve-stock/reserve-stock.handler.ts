@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { EventType, OrderCreatedV1, SagaEvent } from '@checkout/contracts';
 import { NewEvent, OutboxWriter, lockSagas } from '@checkout/messaging';
@@ -8,6 +8,7 @@ import { Line, normalizeLines } from '../../domain';
 import { releaseHeld, stockFlags } from '../../database/stock.repository';
 import { BatchDecision, BatchOrder, holdOrders, seenOrders } from '../../database/reserve-batch.repository';
 import { recordOutcome } from '../../reservation.metrics';
+import { ReservationExpiryAlarm } from '../../expiry-alarm';
 import { publishReleased } from '../release-stock/release-stock.handler';
 
 /** Input of ReserveStock: the accepted order of one tenant. */
@@ -45,6 +46,7 @@ export class ReserveStockHandler {
   constructor(
     @Inject(OUTBOX_WRITER) private readonly outbox: OutboxWriter,
     @Inject(SERVICE_CONFIG) private readonly config: ReserveStockConfig,
+    @Optional() private readonly expiry?: ReservationExpiryAlarm,
   ) {}
 
   /**
@@ -79,10 +81,15 @@ export class ReserveStockHandler {
     }
     // Every order's own event, all in two statements: the stock rows stay locked until the commit that follows.
     await this.outbox.appendAll(tx, events, sequences);
+    let earliest: string | undefined;
     results.forEach((r, i) => {
-      if (r.outcome === 'reserved') recordOutcome(tx, inputs[i].tenantId, 'reserved');
+      if (r.outcome === 'reserved') {
+        recordOutcome(tx, inputs[i].tenantId, 'reserved');
+        if (earliest === undefined || r.expiresAt < earliest) earliest = r.expiresAt;
+      }
       if (r.outcome === 'rejected') recordOutcome(tx, inputs[i].tenantId, 'rejected', r.reason);
     });
+    if (earliest !== undefined) this.expiry?.heldUntil(new Date(earliest));
     return results;
   }
 
