@@ -219,12 +219,14 @@ export async function setAvailable(
 }
 
 /**
- * Milliseconds until the earliest held reservation of any tenant expires (<= 0: one is due now), or null when none
- * is held: what the expiry job sleeps for (the partial index of held reservations).
+ * Milliseconds until the earliest held reservation of these tenants expires (<= 0: one is due now), or null when
+ * none is held: what the expiry job sleeps for (the partial index of held reservations, per tenant).
  */
-export async function nextReservationDueMs(db: DataSource): Promise<number | null> {
+export async function nextReservationDueMs(db: DataSource, tenantIds: string[]): Promise<number | null> {
   const [{ due }]: { due: string | null }[] = await db.query(
-    `SELECT EXTRACT(EPOCH FROM min(expires_at) - now()) * 1000 AS due FROM reservation WHERE status = 'held'`,
+    `SELECT EXTRACT(EPOCH FROM min(expires_at) - now()) * 1000 AS due
+       FROM reservation WHERE status = 'held' AND tenant_id = ANY($1::text[])`,
+    [tenantIds],
   );
   return due === null ? null : Math.ceil(Number(due));
 }

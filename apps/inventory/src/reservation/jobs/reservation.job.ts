@@ -78,14 +78,18 @@ export class ReservationJob implements OnApplicationBootstrap, BeforeApplication
     }
   }
 
-  /** One expiry pass when something is due; says when the next held reservation falls due. */
+  /**
+   * One expiry pass when something is due; says when the next held reservation falls due. A pass that released
+   * nothing while rows stayed due (a tenant's part failing, logged) waits the interval, not the due time.
+   */
   async expireDue(): Promise<NextDue> {
-    const due = await nextReservationDueMs(this.dataSource);
-    if (due !== null && due <= 0) {
-      await this.transient(this.expireAll());
-      return { dueInMs: await nextReservationDueMs(this.dataSource) };
-    }
-    return { dueInMs: due };
+    const tenantIds = this.tenants.all().map((t) => t.id);
+    const due = await nextReservationDueMs(this.dataSource, tenantIds);
+    if (due === null || due > 0) return { dueInMs: due };
+    const released = await this.transient(this.expireAll());
+    const next = await nextReservationDueMs(this.dataSource, tenantIds);
+    const stuck = !released && next !== null && next <= 0;
+    return { dueInMs: stuck ? this.config.INVENTORY_EXPIRY_INTERVAL_MS : next };
   }
 
   /** Releases every expired reservation of every tenant, batch by batch. */
