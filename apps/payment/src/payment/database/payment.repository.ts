@@ -409,7 +409,10 @@ export async function claimStuckAttempts(
  * Milliseconds until the next attempt awaiting the PSP falls due for reconciliation (<= 0: one is due now), or null
  * when none awaits the PSP: what the reconciler sleeps for.
  */
-export async function nextReconcileDueMs(q: Pick<EntityManager, 'query'>, afterMs: number): Promise<number | null> {
+export async function nextReconcileDueMs(
+  q: Pick<EntityManager, 'query'>,
+  afterMs: number,
+): Promise<number | null> {
   const [{ due }]: { due: string | null }[] = await q.query(
     `SELECT EXTRACT(EPOCH FROM min(COALESCE(reconciled_at, state_changed_at))
                              + $1 * interval '1 millisecond' - now()) * 1000 AS due

@@ -60,7 +60,9 @@ export class ReconcilePaymentsJob implements OnApplicationBootstrap, OnApplicati
         logger,
       );
     // The stuck and parked gauges are read when /metrics is scraped, not by every round.
-    metrics.readOpenStatesWith(new ScrapeProbe('payment-open-states', () => this.refreshGauges(), 1_000, logger));
+    metrics.readOpenStatesWith(
+      new ScrapeProbe('payment-open-states', () => this.refreshGauges(), 1_000, logger),
+    );
   }
 
   onApplicationBootstrap(): void {
