@@ -5,16 +5,17 @@ import { PeriodicTask } from './periodic';
 
 const quiet = { info() {}, warn() {}, error() {} };
 
-describe('PeriodicTask', () => {
-  // The spec environment runs in the process's own realm, without jest's fake timers: sinon's, on this realm.
-  let clock: ReturnType<ReturnType<typeof withGlobal>['install']>;
-  beforeEach(() => {
-    clock = withGlobal(globalThis).install({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
-  });
-  afterEach(() => {
-    clock.uninstall();
-  });
+// The spec environment runs in the process's own realm, without jest's fake timers: sinon's, on this realm, for
+// every case of this file.
+let clock: ReturnType<ReturnType<typeof withGlobal>['install']>;
+beforeEach(() => {
+  clock = withGlobal(globalThis).install({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+});
+afterEach(() => {
+  clock.uninstall();
+});
 
+describe('PeriodicTask', () => {
   /** A task whose passes report `work[i]` items (0 when the list is exhausted) and are timestamped. */
   function task(work: number[], idleMaxMs?: number) {
     const at: number[] = [];
@@ -106,14 +107,6 @@ describe('PeriodicTask', () => {
 });
 
 describe('PeriodicTask with due times', () => {
-  let clock: ReturnType<ReturnType<typeof withGlobal>['install']>;
-  beforeEach(() => {
-    clock = withGlobal(globalThis).install({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
-  });
-  afterEach(() => {
-    clock.uninstall();
-  });
-
   /** A task (longest sleep 10 s) whose passes say when their next work is due: `due[i]` (null when exhausted). */
   function dueTask(due: (number | null)[]) {
     const at: number[] = [];

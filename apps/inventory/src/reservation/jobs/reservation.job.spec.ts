@@ -39,10 +39,7 @@ describe('ReservationJob: one tenant failing does not stop the pass for the othe
     } as unknown as PinoLogger;
     const jobs = new ReservationJob(
       { INVENTORY_EXPIRY_BATCH_SIZE: 100 } as InventoryConfig,
-      {
-        transaction: (fn: (tx: unknown) => unknown) => fn({}),
-        query: () => Promise.resolve([{ due: true }]),
-      } as unknown as DataSource,
+      { transaction: (fn: (tx: unknown) => unknown) => fn({}) } as unknown as DataSource,
       tenants,
       expire,
       repair,
