@@ -1,21 +1,8 @@
-import { Admin } from 'kafkajs';
 import { Gauge, Registry } from 'prom-client';
 import { dlqTopic } from '@checkout/contracts';
-import { KafkaSecurity, createKafka } from './kafka';
+import { KafkaSecurity } from './kafka';
+import { KafkaOffsetReader, PartitionCommit, PartitionEnds } from './kafka-offsets';
 import { consumerLagGauge, dlqDepthGauge } from './metrics';
-
-/** One partition's end offsets as the broker reports them. */
-export interface PartitionEnds {
-  partition: number;
-  low: string;
-  high: string;
-}
-
-/** A consumer group's committed offset of one partition; `-1` when it never committed there. */
-export interface PartitionCommit {
-  partition: number;
-  offset: string;
-}
 
 /**
  * Messages of a topic not yet consumed by the group: per partition the high watermark minus the committed
@@ -46,8 +33,9 @@ export interface ConsumerLagProbe {
  * messages sit on their dead-letter topics, and publishes both as gauges.
  */
 export class ConsumerLagMonitor {
-  private readonly admin: Admin;
-  private connected = false;
+  private readonly offsets: KafkaOffsetReader;
+  /** Whether this monitor made its reader (and closes it), or shares its service's. */
+  private readonly ownsReader: boolean;
   private readonly lagGauge?: Gauge<'consumer' | 'topic'>;
   private readonly dlqGauge?: Gauge<'topic'>;
 
@@ -58,9 +46,14 @@ export class ConsumerLagMonitor {
       brokers: string[];
       security?: KafkaSecurity;
       registry?: Registry;
+      /** The service's reader, shared by its groups; without one the monitor makes its own. */
+      offsets?: KafkaOffsetReader;
     },
   ) {
-    this.admin = createKafka(options.brokers, `${options.groupId}-lag-monitor`, options.security).admin();
+    this.ownsReader = !options.offsets;
+    this.offsets =
+      options.offsets ??
+      new KafkaOffsetReader(options.brokers, `${options.groupId}-lag-monitor`, options.security);
     if (options.registry) {
       // A service may run several consumer groups (e.g. a batched one next to the per-event one): one gauge.
       this.lagGauge = consumerLagGauge(options.registry);
@@ -68,27 +61,25 @@ export class ConsumerLagMonitor {
     }
   }
 
+  /** One OffsetFetch for the group, and one ListOffsets pair for its topics and their dead-letter topics. */
   async probe(): Promise<ConsumerLagProbe> {
-    if (!this.connected) {
-      await this.admin.connect();
-      this.connected = true;
-    }
     const { groupId, topics } = this.options;
-    const commits = await this.admin.fetchOffsets({ groupId, topics });
-    const byTopic = new Map(commits.map((t) => [t.topic, t.partitions]));
+    const [commits, ends] = await Promise.all([
+      this.offsets.committed(groupId, topics),
+      this.offsets.ends([...topics, ...topics.map(dlqTopic)]),
+    ]);
     const probe: ConsumerLagProbe = { lag: {}, dlq: {} };
     for (const topic of topics) {
-      probe.lag[topic] = topicLag(await this.admin.fetchTopicOffsets(topic), byTopic.get(topic) ?? []);
+      probe.lag[topic] = topicLag(ends.get(topic) ?? [], commits.get(topic) ?? []);
       this.lagGauge?.set({ consumer: groupId, topic }, probe.lag[topic]);
       const dlq = dlqTopic(topic);
-      probe.dlq[dlq] = topicDepth(await this.admin.fetchTopicOffsets(dlq));
+      probe.dlq[dlq] = topicDepth(ends.get(dlq) ?? []);
       this.dlqGauge?.set({ topic: dlq }, probe.dlq[dlq]);
     }
     return probe;
   }
 
   async close(): Promise<void> {
-    if (this.connected) await this.admin.disconnect();
-    this.connected = false;
+    if (this.ownsReader) await this.offsets.close();
   }
 }

@@ -7,6 +7,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { ContractViolation, DomainError, SagaEvent, ServiceCode, parseEvent } from '@checkout/contracts';
 import { BackgroundStart } from './consumer-start';
 import { ConsumerLagMonitor } from './consumer-lag';
+import { KafkaOffsetReader } from './kafka-offsets';
 import {
   DeadLetters,
   DlqReason,
@@ -188,6 +189,8 @@ export class InboxTransport extends Server implements CustomTransportStrategy {
   /** One event: the full policy. */
   private readonly eventRetry: HandlerRetry;
   private groups: Group[] = [];
+  /** Reads the offsets behind every group's lag gauges (one connection for the service). */
+  private offsets?: KafkaOffsetReader;
   private running = false;
   private producerConnected?: Promise<void>;
 
@@ -302,6 +305,8 @@ export class InboxTransport extends Server implements CustomTransportStrategy {
         group.consumer = undefined;
       }),
     );
+    await this.offsets?.close();
+    this.offsets = undefined;
     if (this.producerConnected) await this.producer.disconnect();
     this.producerConnected = undefined;
     this.groups = [];
@@ -360,6 +365,11 @@ export class InboxTransport extends Server implements CustomTransportStrategy {
         brokers: this.options.brokers,
         security: this.options.security,
         registry: this.options.registry,
+        offsets: (this.offsets ??= new KafkaOffsetReader(
+          this.options.brokers,
+          `${this.options.name}-lag-monitor`,
+          this.options.security,
+        )),
       });
       const probe = new ScrapeProbe(
         `${group.groupId}-lag`,

@@ -9,6 +9,7 @@ export * from './outbox-lsn.migration';
 export * from './debezium-heartbeat.migration';
 export * from './outbox-monitor';
 export * from './consumer-lag';
+export * from './kafka-offsets';
 export * from './dead-letter';
 export * from './inbox.transport';
 export * from './consumer-start';

@@ -5,7 +5,13 @@ import { Registry } from 'prom-client';
 import { dlqTopic } from '@checkout/contracts';
 import { loadStackConfig, stackKafka } from '@checkout/local-stack';
 import { orderCreatedPayload, scratchDatabase } from '@checkout/testing';
-import { ConsumerLagMonitor, MESSAGING_MIGRATIONS, OutboxMonitor, OutboxWriter } from '../src';
+import {
+  ConsumerLagMonitor,
+  KafkaOffsetReader,
+  MESSAGING_MIGRATIONS,
+  OutboxMonitor,
+  OutboxWriter,
+} from '../src';
 
 const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
@@ -195,5 +201,35 @@ describe('consumer lag monitor: lag per topic and dead-letter depth, from the br
     const text = await registry.metrics();
     assert.match(text, new RegExp(`messaging_consumer_lag\\{consumer="${group}",topic="${topic}"\\} 4`));
     assert.match(text, new RegExp(`messaging_dlq_messages\\{topic="${dlqTopic(topic)}"\\} 3`));
+  });
+
+  it('groups sharing a reader each get their own lag, and a topic without its dead-letter topic fails the probe until it exists', async () => {
+    const other = `lag-monitor-other-${randomBytes(4).toString('hex')}`;
+    const offsets = new KafkaOffsetReader([config.kafka.bootstrap], 'lag-monitor-spec-shared');
+    const shared = (topics: string[], groupId: string) =>
+      new ConsumerLagMonitor({ groupId, topics, brokers: [config.kafka.bootstrap], offsets });
+    const first = shared([topic], group);
+    const second = shared([topic, other], `${group}-b`);
+    try {
+      await admin.createTopics({ waitForLeaders: true, topics: [{ topic: other, numPartitions: 1 }] });
+      assert.deepEqual((await first.probe()).lag, { [topic]: 2 + 2 });
+      // the dead-letter topic of `other` does not exist yet: no half-read gauges
+      await assert.rejects(second.probe(), /does not host this topic-partition|UNKNOWN_TOPIC/i);
+      await admin.createTopics({
+        waitForLeaders: true,
+        topics: [{ topic: dlqTopic(other), numPartitions: 1 }],
+      });
+      assert.deepEqual(await second.probe(), {
+        lag: { [topic]: 7, [other]: 0 },
+        dlq: { [dlqTopic(topic)]: 3, [dlqTopic(other)]: 0 },
+      });
+      // closing a monitor leaves the reader it shares open
+      await first.close();
+      assert.equal((await second.probe()).lag[topic], 7);
+    } finally {
+      await offsets.close();
+      await admin.deleteGroups([`${group}-b`]).catch(() => undefined);
+      await admin.deleteTopics({ topics: [other, dlqTopic(other)] }).catch(() => undefined);
+    }
   });
 });
