@@ -10,3 +10,4 @@ export * from './periodic';
 export * from './outbox-monitor.host';
 export * from './openapi.controller';
 export * from './service';
+export * from './wakeups';

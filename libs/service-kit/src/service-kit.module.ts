@@ -19,6 +19,7 @@ import { OutboxMonitorHost } from './outbox-monitor.host';
 import { TracingShutdown } from './tracing.shutdown';
 import { PspCredentialRegistry, TenantGuard, TenantRegistry } from './tenancy';
 import { HAS_DATABASE, HAS_OUTBOX, METRICS_REGISTRY, OUTBOX_WRITER, SERVICE_CONFIG } from './tokens';
+import { DatabaseWakeups } from './wakeups';
 
 /** What a service tells the kit about itself. */
 export interface ServiceKitOptions {
@@ -145,6 +146,7 @@ export class ServiceKitModule {
       if (!url) throw new Error('DATABASE_URL is required');
       imports.push(TypeOrmModule.forRoot(dataSourceOptions(url, options.database, options.config)));
       if (options.aggregateType || options.consumers) providers.push(OutboxMonitorHost);
+      providers.push(DatabaseWakeups);
     } else if (options.consumers) throw new Error('consumers need the service database (inbox)');
     providers.push(consumerTransportProvider(options.consumers));
     const controllers: NonNullable<DynamicModule['controllers']> = [HealthController, MetricsController];
@@ -164,6 +166,7 @@ export class ServiceKitModule {
         TenantRegistry,
         TenantGuard,
         ...(options.pspCredentials ? [PspCredentialRegistry] : []),
+        ...(options.database ? [DatabaseWakeups] : []),
       ],
     };
   }

@@ -17,12 +17,12 @@ export const PaymentConfigSchema = BaseConfigSchema.extend({
   /** How long an open breaker waits before letting one request through. */
   PAYMENT_BREAKER_HALF_OPEN_MS: ms(5_000),
   /**
-   * The charge worker's pause between passes while it finds attempts; the inventory.reserved consumer wakes it
-   * after each commit, so an idle worker doubles its pause up to PAYMENT_CHARGE_IDLE_POLL_MS (a safety net for
-   * attempts recorded by another replica or left by a restart).
+   * The charge worker's pause between passes while it finds attempts. The inventory.reserved consumer wakes it
+   * after each commit and a restart looks at once, so an idle worker doubles its pause up to
+   * PAYMENT_CHARGE_IDLE_POLL_MS, a safety net for attempts a crashed replica recorded and never charged.
    */
   PAYMENT_CHARGE_POLL_MS: z.coerce.number().int().min(10).default(200),
-  PAYMENT_CHARGE_IDLE_POLL_MS: z.coerce.number().int().min(10).default(2_000),
+  PAYMENT_CHARGE_IDLE_POLL_MS: z.coerce.number().int().min(10).default(30_000),
   /** inventory.reserved events recorded in one transaction at most (the batched consumer). */
   PAYMENT_ATTEMPT_BATCH_SIZE: z.coerce.number().int().min(1).max(1000).default(100),
   /** PSP charge requests in flight at once. */
@@ -48,9 +48,11 @@ export const PaymentConfigSchema = BaseConfigSchema.extend({
   PAYMENT_REFUND_MAX_ATTEMPTS: z.coerce.number().int().min(1).default(8),
   PAYMENT_REFUND_BACKOFF_MS: z.coerce.number().int().min(10).default(1_000),
   PAYMENT_REFUND_BACKOFF_MAX_MS: z.coerce.number().int().min(10).default(300_000),
-  /** The refund worker's pause between passes that find due refunds, doubled while idle up to the idle one. */
-  PAYMENT_REFUND_POLL_MS: z.coerce.number().int().min(10).default(250),
-  PAYMENT_REFUND_IDLE_POLL_MS: z.coerce.number().int().min(10).default(2_000),
+  /**
+   * The longest the refund worker sleeps: it wakes when a refund request commits (LISTEN/NOTIFY) and when the
+   * earliest pending refund falls due, so this only bounds a lost wake-up.
+   */
+  PAYMENT_REFUND_MAX_SLEEP_MS: z.coerce.number().int().min(250).default(30_000),
   /**
    * How long the PSP may still (re)deliver a webhook event after it first sent it: its retry schedule (Stripe
    * retries for up to three days). The simulator gives up after PSP_SIM_WEBHOOK_ATTEMPTS, about a minute.

@@ -1,4 +1,5 @@
 import { EntityManager } from 'typeorm';
+import { wakeOnCommit } from '@checkout/service-kit';
 import {
   ALLOWED_FROM,
   AWAITING_PSP_STATES,
@@ -355,7 +356,14 @@ export type RefundRequest = Pick<
   'id' | 'tenantId' | 'orderId' | 'paymentId' | 'pspAccount' | 'pspChargeId' | 'currency' | 'reason' | 'cause'
 > & { amount: number };
 
-/** Inserts a refund request for a charge, once: a second request for the same charge does nothing. */
+/** The channel on which a committed refund request wakes the refund worker of every replica. */
+export const REFUNDS_CHANNEL = 'payment_refunds';
+
+/**
+ * Inserts a refund request for a charge, once: a second request for the same charge does nothing. The refund worker
+ * of every replica wakes when the transaction commits (whichever path asked: a compensation, a late success, the
+ * orphan sweep).
+ */
 export async function insertRefund(tx: EntityManager, r: RefundRequest): Promise<boolean> {
   const rows: unknown[] = await tx.query(
     `INSERT INTO refund (id, tenant_id, order_id, payment_id, psp_account, psp_charge_id, amount, currency, reason,
@@ -376,7 +384,9 @@ export async function insertRefund(tx: EntityManager, r: RefundRequest): Promise
       r.cause ? JSON.stringify(r.cause) : null,
     ],
   );
-  return rows.length === 1;
+  if (rows.length === 0) return false;
+  await wakeOnCommit(tx, REFUNDS_CHANNEL);
+  return true;
 }
 
 /** Counts one more charge request sent to the PSP for an attempt. */
@@ -570,17 +580,28 @@ export async function settleRefund(
   return row && toRefund(row);
 }
 
-/** Claims up to 20 due pending refunds, counting the attempt and leasing each for `leaseMs`. */
+/** How many due refunds one claim takes at most. */
+export const REFUND_CLAIM_LIMIT = 20;
+
+/** Claims up to REFUND_CLAIM_LIMIT due pending refunds, counting the attempt and leasing each for `leaseMs`. */
 export async function claimDueRefunds(q: Pick<EntityManager, 'query'>, leaseMs: number): Promise<Refund[]> {
   const rows = await updateReturning<RefundRow>(
     q,
     `UPDATE refund SET attempts = attempts + 1, next_attempt_at = now() + $1 * interval '1 millisecond', updated_at = now()
       WHERE id IN (SELECT id FROM refund WHERE state = 'pending' AND next_attempt_at <= now()
-                    ORDER BY next_attempt_at LIMIT 20 FOR UPDATE SKIP LOCKED)
+                    ORDER BY next_attempt_at LIMIT $2 FOR UPDATE SKIP LOCKED)
       RETURNING *`,
-    [leaseMs],
+    [leaseMs, REFUND_CLAIM_LIMIT],
   );
   return rows.map(toRefund);
+}
+
+/** Milliseconds until the earliest pending refund is due (0 or less: due now), or null when none is pending. */
+export async function nextRefundDueMs(q: Pick<EntityManager, 'query'>): Promise<number | null> {
+  const [{ due }]: { due: string | null }[] = await q.query(
+    `SELECT EXTRACT(EPOCH FROM min(next_attempt_at) - now()) * 1000 AS due FROM refund WHERE state = 'pending'`,
+  );
+  return due === null ? null : Math.ceil(Number(due));
 }
 
 /** Puts a still pending refund off by `backoffMs`, recording why the last try failed. */
