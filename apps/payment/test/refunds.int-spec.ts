@@ -146,7 +146,8 @@ describe('payment: the seed trace, refunds and the orphan sweep', () => {
       headers: { authorization: 'Bearer acme-dev-key' },
     });
     assert.equal(ok.status, 202);
-    await paymentIn(orderId, 'refunded');
+    // The retry wakes the refund worker (it would otherwise sleep up to PAYMENT_REFUND_MAX_SLEEP_MS, 30 s).
+    await paymentIn(orderId, 'refunded', 10_000);
     assert.equal((await ledger(orderId)).refunds.length, 1);
   });
 

@@ -179,6 +179,36 @@ describe('PeriodicTask with due times', () => {
     await t.stop();
   });
 
+  it('wake() during a pass: the pass it adds keeps the due time it reports (not the longest sleep)', async () => {
+    let release!: () => void;
+    const at: number[] = [];
+    const t = new PeriodicTask(
+      'spec',
+      10_000,
+      async () => {
+        at.push(Date.now());
+        const pass = at.length;
+        if (pass === 1) await new Promise<void>((r) => (release = r));
+        // The added pass takes 10 ms (a query) and sees work due 1 s later (a refund deferred by its backoff, say).
+        if (pass === 2) await new Promise<void>((r) => setTimeout(r, 10));
+        return { dueInMs: pass === 2 ? 1_000 : null };
+      },
+      quiet,
+    );
+    const start = Date.now();
+    t.start();
+    t.wake();
+    await clock.tickAsync(0);
+    t.wake();
+    release();
+    await clock.tickAsync(1_010);
+    assert.deepEqual(
+      at.map((x) => x - start),
+      [0, 0, 1_010],
+    );
+    await t.stop();
+  });
+
   it('a stopped task ignores dueIn()', async () => {
     const { t, at } = dueTask([]);
     t.start();

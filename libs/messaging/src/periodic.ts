@@ -112,7 +112,9 @@ export class PeriodicTask {
         if (this.again && !this.stopped) {
           this.again = false;
           this.delayMs = this.intervalMs;
-          void this.runOnce();
+          // Scheduled from its own result when it ends (a due time it reports, say); whatever the caller of the
+          // pass that ended schedules now is replaced then.
+          void this.runOnce().then(() => this.schedule());
         }
       });
     return this.inFlight;

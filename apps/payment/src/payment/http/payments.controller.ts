@@ -9,14 +9,14 @@ import {
   RefundsQuery,
   RefundsView,
 } from '@checkout/contracts';
-import { CurrentTenant, Tenant, TenantGuard, validate } from '@checkout/service-kit';
+import { CurrentTenant, Tenant, TenantGuard, validate, wakeOnCommit } from '@checkout/service-kit';
 import {
   findOrderPayments,
   listOrphanCharges,
   listRefunds,
   requeueRefund,
 } from '../database/payment-read.repository';
-import { Refund } from '../database/payment.repository';
+import { REFUNDS_CHANNEL, Refund } from '../database/payment.repository';
 import { RefundNotParked } from '../domain/payment.errors';
 import { REFUND_ALLOWED_FROM } from '../domain/refund-state';
 
@@ -95,6 +95,8 @@ export class PaymentsController {
     const id = validate(RefundIdParam.shape.refundId, refundId, 'refundId');
     const refund = await requeueRefund(this.dataSource, tenant.id, id, REFUND_ALLOWED_FROM.pending);
     if (!refund) throw new RefundNotParked();
+    // Committed already (one statement): the refund worker of every replica looks now, not after its sleep.
+    await wakeOnCommit(this.dataSource, REFUNDS_CHANNEL);
     return refundView(refund);
   }
 
