@@ -151,59 +151,54 @@ describe('PeriodicTask with due times', () => {
     await t.stop();
   });
 
-  it('dueIn() during a pass is kept for the pass after it (the running one may have looked too early)', async () => {
-    let release!: () => void;
-    const at: number[] = [];
+  /**
+   * A task (longest sleep 10 s) whose first pass runs until `release()`; pass n (from 2) takes `busyMs[n]` and
+   * reports `due[n]` (null: nothing due).
+   */
+  function blockedTask(busyMs: Record<number, number>, due: Record<number, number>) {
+    const control = { release: () => undefined as void, at: [] as number[] };
     const t = new PeriodicTask(
       'spec',
       10_000,
       async () => {
-        at.push(Date.now());
-        if (at.length === 1) await new Promise<void>((r) => (release = r));
-        return { dueInMs: null };
+        control.at.push(Date.now());
+        const pass = control.at.length;
+        if (pass === 1) await new Promise<void>((r) => (control.release = r));
+        if (busyMs[pass]) await new Promise<void>((r) => setTimeout(r, busyMs[pass]));
+        return { dueInMs: due[pass] ?? null };
       },
       quiet,
     );
-    const start = Date.now();
+    return { t, control, start: Date.now() };
+  }
+
+  it('dueIn() during a pass is kept for the pass after it (the running one may have looked too early)', async () => {
+    const { t, control, start } = blockedTask({}, {});
     t.start();
     t.dueIn(0);
     await clock.tickAsync(0);
-    assert.equal(at.length, 1);
+    assert.equal(control.at.length, 1);
     t.dueIn(1_000);
-    release();
+    control.release();
     await clock.tickAsync(1_000);
     assert.deepEqual(
-      at.map((x) => x - start),
+      control.at.map((x) => x - start),
       [0, 1_000],
     );
     await t.stop();
   });
 
   it('wake() during a pass: the pass it adds keeps the due time it reports (not the longest sleep)', async () => {
-    let release!: () => void;
-    const at: number[] = [];
-    const t = new PeriodicTask(
-      'spec',
-      10_000,
-      async () => {
-        at.push(Date.now());
-        const pass = at.length;
-        if (pass === 1) await new Promise<void>((r) => (release = r));
-        // The added pass takes 10 ms (a query) and sees work due 1 s later (a refund deferred by its backoff, say).
-        if (pass === 2) await new Promise<void>((r) => setTimeout(r, 10));
-        return { dueInMs: pass === 2 ? 1_000 : null };
-      },
-      quiet,
-    );
-    const start = Date.now();
+    // The added pass takes 10 ms (a query) and sees work due 1 s later (a refund deferred by its backoff, say).
+    const { t, control, start } = blockedTask({ 2: 10 }, { 2: 1_000 });
     t.start();
     t.wake();
     await clock.tickAsync(0);
     t.wake();
-    release();
+    control.release();
     await clock.tickAsync(1_010);
     assert.deepEqual(
-      at.map((x) => x - start),
+      control.at.map((x) => x - start),
       [0, 0, 1_010],
     );
     await t.stop();

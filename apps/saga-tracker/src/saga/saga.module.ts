@@ -1,5 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { createKafka } from '@checkout/messaging';
+import { KafkaOffsetReader } from '@checkout/messaging';
 import { kafkaClientOptions } from '@checkout/service-kit';
 import { SagaTrackerConfig, stuckTimeoutsOf } from '../config/saga-tracker.config';
 import { RecordSagaStepHandler } from './commands/record-step/record-step.handler';
@@ -10,7 +10,7 @@ import { TimelinePageController } from './http/timeline-page.controller';
 import { ReadHorizon } from './jobs/read-horizon';
 import { StuckSweepJob } from './jobs/stuck-sweep.job';
 import { SagaMetrics } from './saga.metrics';
-import { HORIZON_ADMIN, STUCK_TIMEOUTS } from './saga.tokens';
+import { HORIZON_OFFSETS, STUCK_TIMEOUTS } from './saga.tokens';
 
 /** The saga timeline: the consumer of every saga topic, the stuck sweep, the API and the timeline page. */
 @Module({})
@@ -25,8 +25,8 @@ export class SagaModule {
         { provide: STUCK_TIMEOUTS, useValue: stuckTimeoutsOf(config) },
         // A client object only: it connects at the first sample of the read horizon.
         {
-          provide: HORIZON_ADMIN,
-          useValue: createKafka(brokers, `${config.SERVICE_NAME}-read-horizon`, security).admin(),
+          provide: HORIZON_OFFSETS,
+          useValue: new KafkaOffsetReader(brokers, `${config.SERVICE_NAME}-read-horizon`, security),
         },
         SagaMetrics,
         RecordSagaStepHandler,

@@ -1,5 +1,5 @@
 /** The step timeouts of the stuck verdict (from the config): the API, the recorder and the sweep share them. */
 export const STUCK_TIMEOUTS = Symbol('STUCK_TIMEOUTS');
 
-/** The Kafka admin client the read horizon samples end offsets and the group's commits with. */
-export const HORIZON_ADMIN = Symbol('HORIZON_ADMIN');
+/** The offset reader the read horizon samples end offsets and the group's commits with. */
+export const HORIZON_OFFSETS = Symbol('HORIZON_OFFSETS');

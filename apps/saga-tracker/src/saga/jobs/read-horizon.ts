@@ -1,9 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { Admin } from 'kafkajs';
+import { KafkaOffsetReader } from '@checkout/messaging';
 import { SERVICE_CONFIG } from '@checkout/service-kit';
 import { SagaTrackerConfig } from '../../config/saga-tracker.config';
 import { TRACKED_TYPES } from '../domain';
-import { HORIZON_ADMIN } from '../saga.tokens';
+import { HORIZON_OFFSETS } from '../saga.tokens';
 
 /** The end offsets of every tracked partition at one instant. */
 export interface EndsSample {
@@ -40,34 +40,32 @@ export function caughtUpAt(
 @Injectable()
 export class ReadHorizon {
   private samples: EndsSample[] = [];
-  private connected = false;
   private readonly maxSamples = 600;
   /** The consumer group is the service name (InboxTransport): the horizon is how far that group has read. */
   private readonly groupId: string;
   private readonly topics: readonly string[] = TRACKED_TYPES;
 
   constructor(
-    @Inject(HORIZON_ADMIN) private readonly admin: Admin,
+    @Inject(HORIZON_OFFSETS) private readonly offsets: KafkaOffsetReader,
     @Inject(SERVICE_CONFIG) config: Pick<SagaTrackerConfig, 'SERVICE_NAME'>,
   ) {
     this.groupId = config.SERVICE_NAME;
   }
 
-  /** Samples the end offsets now, then the group's commits; returns the instant read up to, or null. */
+  /**
+   * Samples the end offsets now, then the group's commits; returns the instant read up to, or null. One ListOffsets
+   * pair and one OffsetFetch for the 16 topics (kafkajs' admin API asked topic by topic: 33 requests).
+   */
   async sample(): Promise<Date | null> {
-    if (!this.connected) {
-      await this.admin.connect();
-      this.connected = true;
-    }
     const at = new Date();
     const ends = new Map<string, { low: number; high: number }>();
-    for (const topic of this.topics)
-      for (const p of await this.admin.fetchTopicOffsets(topic))
+    for (const [topic, partitions] of await this.offsets.ends([...this.topics]))
+      for (const p of partitions)
         ends.set(`${topic}/${p.partition}`, { low: Number(p.low), high: Number(p.high) });
     this.samples.push({ at, ends });
     const committed = new Map<string, number>();
-    for (const t of await this.admin.fetchOffsets({ groupId: this.groupId, topics: [...this.topics] }))
-      for (const p of t.partitions) committed.set(`${t.topic}/${p.partition}`, Number(p.offset));
+    for (const [topic, partitions] of await this.offsets.committed(this.groupId, [...this.topics]))
+      for (const p of partitions) committed.set(`${topic}/${p.partition}`, Number(p.offset));
     const horizon = caughtUpAt(this.samples, committed);
     // Samples at or before the horizon are answered; keep the horizon's own sample as the new baseline.
     if (horizon) this.samples = this.samples.filter((s) => s.at >= horizon);
@@ -75,8 +73,7 @@ export class ReadHorizon {
     return horizon;
   }
 
-  async close(): Promise<void> {
-    if (this.connected) await this.admin.disconnect();
-    this.connected = false;
+  close(): Promise<void> {
+    return this.offsets.close();
   }
 }

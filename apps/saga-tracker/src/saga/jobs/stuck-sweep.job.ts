@@ -44,10 +44,7 @@ export class StuckSweepJob implements OnApplicationBootstrap, BeforeApplicationS
       return;
     }
     const asOf = await this.horizon.sample().catch((error: unknown) => {
-      this.logger.warn(
-        { err: String(error) },
-        'read horizon unknown (Kafka admin); no saga judged this round',
-      );
+      this.logger.warn({ err: String(error) }, 'read horizon unknown (Kafka); no saga judged this round');
       return null;
     });
     await this.sweep.execute(asOf);

@@ -44,7 +44,7 @@ export class SweepStuckSagasHandler {
 
   /**
    * Whether any open saga could be judged stuck as of `now` (or any earlier instant: a saga that is no candidate
-   * now was none before). When none could, the sweep needs no read horizon (which costs Kafka admin requests).
+   * now was none before). When none could, the sweep needs no read horizon (which costs Kafka requests).
    */
   async mayFindStuck(now: Date): Promise<boolean> {
     const shortest = Math.min(...Object.values(this.timeouts.steps));
