@@ -1,6 +1,6 @@
-import { createRequire } from 'node:module';
 import { Kafka } from 'kafkajs';
 import { KafkaSecurity, createKafka } from './kafka';
+import { assertKnownKafkajs } from './kafkajs-version';
 
 /** One partition's end offsets as the broker reports them. */
 export interface PartitionEnds {
@@ -33,20 +33,16 @@ interface ClusterLike {
   ): Promise<{ topic: string; partitions: { partition: number; offset: string }[] }[]>;
 }
 
-const KNOWN_VERSION = '2.2.4';
+const UPGRADE_ADVICE =
+  'check that its Cluster still batches ListOffsets and OffsetFetch, then update libs/messaging/src/kafka-offsets.ts';
 
 /** kafkajs' own cluster factory, the one its `admin()` uses; refuses a kafkajs whose internals it does not know. */
 function clusterOf(kafka: Kafka): ClusterLike {
-  const version = (createRequire(__filename)('kafkajs/package.json') as { version: string }).version;
+  assertKnownKafkajs(UPGRADE_ADVICE);
   const factory = Object.getOwnPropertySymbols(kafka).find(
     (s) => s.description === 'private:Kafka:createCluster',
   );
-  if (version !== KNOWN_VERSION || !factory) {
-    throw new Error(
-      `kafkajs ${version} is not ${KNOWN_VERSION}: check that its Cluster still batches ListOffsets and OffsetFetch, ` +
-        'then update libs/messaging/src/kafka-offsets.ts',
-    );
-  }
+  if (!factory) throw new Error(`kafkajs has no private cluster factory: ${UPGRADE_ADVICE}`);
   const create = (kafka as unknown as Record<symbol, (options: object) => ClusterLike>)[factory];
   return create({ allowAutoTopicCreation: false });
 }

@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import { assertKnownKafkajs } from './kafkajs-version';
 
 /**
  * kafkajs 2.2.4 (its last release) spins at rest: `RequestQueue.scheduleCheckPendingRequests` re-arms a
@@ -12,7 +13,6 @@ import { createRequire } from 'node:module';
  * queue itself. Installed once per process when this library loads; refuses a kafkajs whose method it does not
  * know, so an upgrade is a loud test failure instead of a silent double patch.
  */
-const KNOWN_VERSION = '2.2.4';
 const CHECK_PENDING_REQUESTS_INTERVAL_MS = 10;
 
 interface RequestQueueLike {
@@ -37,14 +37,9 @@ function loadRequestQueue(): { prototype: RequestQueueLike } {
 
 /** Installs the fixed `scheduleCheckPendingRequests` (idempotent). */
 export function installKafkajsIdleFix(): void {
-  const require = createRequire(__filename);
-  const version = (require('kafkajs/package.json') as { version: string }).version;
-  if (version !== KNOWN_VERSION) {
-    throw new Error(
-      `kafkajs ${version} is not ${KNOWN_VERSION}: check whether its idle timer loop is fixed, then update or remove ` +
-        'libs/messaging/src/kafkajs-idle-fix.ts',
-    );
-  }
+  assertKnownKafkajs(
+    'check whether its idle timer loop is fixed, then update or remove libs/messaging/src/kafkajs-idle-fix.ts',
+  );
   const proto = loadRequestQueue().prototype as RequestQueueLike & Record<symbol, boolean>;
   if (proto[patched]) return;
   proto.scheduleCheckPendingRequests = function scheduleCheckPendingRequests(this: RequestQueueLike) {
