@@ -123,6 +123,7 @@ export async function startConnect(config: StackConfig, jars: Jars): Promise<boo
     command: javaCommand(),
     args: [
       ...jvmArgs(config, '512m'),
+      `-javaagent:${jars.connectAgent}`,
       '-cp',
       jars.classpath,
       'org.apache.kafka.connect.cli.ConnectDistributed',

@@ -51,16 +51,18 @@ export function outboxConnector(service: ServiceSpec): ConnectorDefinition {
       'snapshot.mode': 'no_data',
       'tombstones.on.delete': 'false',
       // How long a quiet connector waits before it looks again, in both of its threads: the WAL reader sleeps this
-      // long after 5 empty reads, and the task's ChangeEventQueue.poll() returns after this long with nothing.
-      // Debezium 3.6.1 spins on the clock for up to 1 ms at the end of each such wait (Threads.Timer.expired() is
-      // `elapsed > interval` while remaining() is `interval - elapsed`, so at elapsed == interval it waits 0 ms and
-      // loops), so every wake of a quiet connector costs about 1 ms of CPU: 200 ms keeps that to 5 a second.
-      'poll.interval.ms': '200',
+      // long after 5 empty reads, and the task's ChangeEventQueue.poll() returns after this long with nothing. The
+      // WAL reader's sleep is what an event waits for on each outbox hop, and order.paid is four hops from the
+      // checkout. bench:saga, 10 checkouts/s, accepted -> order.paid p50/p99: 200 ms 521/614, 100 ms 267/320-418,
+      // 50 ms 155/229-271; at 20/s 100 ms gives 468/2923 and 50 ms 303/712 for the same CPU per saga. A quiet
+      // connector costs about 0.3% of a core more at 50 than at 200 ms (bench/results/s32/lat*, idle-agent-*).
+      // Debezium spins on the clock for up to 1 ms at the end of each quiet poll (Threads.Timer.expired() is
+      // `elapsed > interval` while remaining() is `interval - elapsed`): 2% of a core per connector at 50 ms. The
+      // Connect worker's agent (infra/connect-agent) makes it park instead.
+      'poll.interval.ms': '50',
       // The task returns a record as soon as one is queued. The queue only wakes its poller when max.batch.size
       // records wait, so with the default (2048) a lone record also waited out the task's interval. With 1, a hop
-      // costs at most one WAL-reader pause. Outbox commit -> consumer p50/p90 (bench:outbox): 100 ms and 2048,
-      // 151/158 ms; 100 and 1, 51/151 ms; 200 and 1, 152/161 ms: the same latency as before at half the wakes.
-      // A burst is drained one record per poll(), each returned at once.
+      // costs at most one WAL-reader pause. A burst is drained one record per poll(), each returned at once.
       'max.batch.size': '1',
       // A quiet database still confirms its slot position every 10 s (the outbox age alert is 60 s).
       'heartbeat.interval.ms': '10000',

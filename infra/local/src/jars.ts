@@ -1,9 +1,12 @@
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { REPO_ROOT, StackConfig } from './config';
 import { runAsync } from './processes';
 
 const POM = join(REPO_ROOT, 'infra', 'local', 'pom.xml');
+/** The Connect worker's Java agent (infra/connect-agent/README.md), built from source by the jars step. */
+const AGENT_DIR = join(REPO_ROOT, 'infra', 'connect-agent');
 
 /** Versions pinned in infra/local/pom.xml, read from it so there is one place to change them. */
 export function pinnedVersions(): { kafka: string; debezium: string } {
@@ -20,6 +23,8 @@ export function pinnedVersions(): { kafka: string; debezium: string } {
 export interface Jars {
   classpath: string;
   pluginPath: string;
+  /** The Connect worker's -javaagent jar (infra/connect-agent). */
+  connectAgent: string;
 }
 
 /** Where the jars of the pinned versions are cached (in the stack folder). */
@@ -35,12 +40,28 @@ function jarCache(config: StackConfig) {
   };
 }
 
+/** Where the agent built from the current sources lives: a folder named by the hash of its pom and sources. */
+function agentJar(config: StackConfig): string {
+  const hash = createHash('sha256');
+  const files = readdirSync(AGENT_DIR, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile() && !e.name.endsWith('.md'))
+    .map((e) => join(e.parentPath, e.name))
+    .filter((f) => !relative(AGENT_DIR, f).startsWith('target'))
+    .sort();
+  for (const file of files) hash.update(relative(AGENT_DIR, file)).update('\0').update(readFileSync(file));
+  const dir = join(config.dir, 'cache', `connect-agent-${hash.digest('hex').slice(0, 12)}`);
+  return join(dir, 'connect-agent.jar');
+}
+
 /** The jars already fetched into the stack folder (by `up`); throws when they were not. */
 export function ensureJars(config: StackConfig, _log?: (line: string) => void): Jars {
   const { libDir, pluginPath, marker } = jarCache(config);
   if (!existsSync(marker))
     throw new Error(`the Kafka jars are not in ${dirname(marker)}: run npm run up first`);
-  return { classpath: join(libDir, '*'), pluginPath };
+  const connectAgent = agentJar(config);
+  if (!existsSync(join(dirname(connectAgent), 'complete')))
+    throw new Error(`the Connect agent is not built in ${dirname(connectAgent)}: run npm run up first`);
+  return { classpath: join(libDir, '*'), pluginPath, connectAgent };
 }
 
 /** Files and bytes under a folder. */
@@ -96,6 +117,23 @@ export async function fetchJars(config: StackConfig, log: (line: string) => void
         `in ${((Date.now() - started) / 1000).toFixed(1)} s`,
     );
     writeFileSync(marker, new Date().toISOString());
+  }
+  const agent = agentJar(config);
+  const built = join(dirname(agent), 'complete');
+  if (!existsSync(built)) {
+    const started = Date.now();
+    log(`building the Connect agent (infra/connect-agent) with mvn into ${dirname(agent)}`);
+    // The marker is written after Maven has put both the agent and Byte Buddy there: a build cut short is redone.
+    await runAsync('mvn', [
+      '-B',
+      '-q',
+      '-f',
+      join(AGENT_DIR, 'pom.xml'),
+      `-Dagent.out=${dirname(agent)}`,
+      'package',
+    ]);
+    writeFileSync(built, new Date().toISOString());
+    log(`built the Connect agent in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   }
   return ensureJars(config);
 }

@@ -11,7 +11,7 @@ export const javaCommand = (): string =>
 export class MissingPrerequisite extends Error {}
 
 const NEEDS: { command: string; install: string }[] = [
-  { command: 'java', install: 'Java 17 or newer (Debian: apt-get install openjdk-17-jre-headless)' },
+  { command: 'java', install: 'a Java 17 or newer JDK (Debian: apt-get install openjdk-17-jdk-headless)' },
   { command: 'mvn', install: 'Apache Maven (Debian: apt-get install maven)' },
   { command: 'redis-server', install: 'Redis (Debian: apt-get install redis-server)' },
   { command: 'tar', install: 'tar' },
@@ -27,6 +27,15 @@ export function checkPrerequisites(): void {
   }
   if (process.env.JAVA_HOME && !existsSync(javaCommand()))
     throw new MissingPrerequisite(`missing prerequisite: JAVA_HOME=${process.env.JAVA_HOME} has no bin/java`);
+  // Maven compiles the Connect worker's agent (infra/connect-agent) with the JDK's compiler.
+  const javac = process.env.JAVA_HOME
+    ? existsSync(join(process.env.JAVA_HOME, 'bin', 'javac'))
+    : onPath('javac');
+  if (!javac)
+    throw new MissingPrerequisite(
+      'missing prerequisite: no javac, and the Connect agent is built from source; install a Java 17 or newer JDK ' +
+        '(Debian: apt-get install openjdk-17-jdk-headless)',
+    );
   const version = /version "(\d+)/.exec(
     spawnSync(javaCommand(), ['-version'], { encoding: 'utf8' }).stderr ?? '',
   );

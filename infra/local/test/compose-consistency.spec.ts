@@ -14,7 +14,7 @@ interface ComposeService {
   image?: string;
   environment?: Record<string, string | number>;
   volumes?: string[];
-  build?: { args?: Record<string, string> };
+  build?: { args?: Record<string, string>; dockerfile?: string };
   depends_on?: Record<string, { condition: string }>;
 }
 const compose = parse(readFileSync(join(REPO_ROOT, 'docker-compose.yml'), 'utf8'), { merge: true }) as {
@@ -123,7 +123,17 @@ describe('docker-compose.yml matches the local stack', () => {
     const { kafka, debezium } = pinnedVersions();
     assert.equal(compose.services.kafka.image, `apache/kafka:${kafka}`);
     assert.equal(compose.services['create-topics'].image, `apache/kafka:${kafka}`);
-    assert.equal(compose.services.connect.image, `quay.io/debezium/connect:${debezium}`);
+    assert.equal(compose.services.connect.build?.args?.DEBEZIUM_VERSION, debezium);
+    assert.equal(compose.services.connect.build?.dockerfile, 'infra/docker/connect.Dockerfile');
+    const dockerfile = readFileSync(join(REPO_ROOT, 'infra', 'docker', 'connect.Dockerfile'), 'utf8');
+    assert.match(dockerfile, new RegExp(`^ARG DEBEZIUM_VERSION=${debezium.replace(/\./g, '\\.')}$`, 'm'));
+    assert.match(dockerfile, /^FROM quay\.io\/debezium\/connect:\$\{DEBEZIUM_VERSION\}$/m);
+  });
+
+  it('starts the Connect worker with the Java agent, as the local stack does', () => {
+    const dockerfile = readFileSync(join(REPO_ROOT, 'infra', 'docker', 'connect.Dockerfile'), 'utf8');
+    assert.match(dockerfile, /^RUN mvn -B -q -Dagent\.out=\/out package$/m);
+    assert.match(dockerfile, /^ENV KAFKA_OPTS=-javaagent:\/kafka\/connect-agent\/connect-agent\.jar$/m);
   });
 
   it('creates every topic the local stack creates, and each connector heartbeat topic, before anything uses Kafka', () => {
