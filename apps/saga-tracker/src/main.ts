@@ -2,7 +2,7 @@
 import '@checkout/tracing/register';
 import 'reflect-metadata';
 import { runService } from '@checkout/service-kit';
-import { loadSagaTrackerConfig } from './config/saga-tracker.config';
+import { fetchOf, loadSagaTrackerConfig } from './config/saga-tracker.config';
 import { DATABASE } from './database';
 import { SagaModule } from './saga/saga.module';
 
@@ -12,6 +12,6 @@ runService({
   name: 'saga-tracker',
   config,
   database: DATABASE,
-  consumers: { codePrefix: 'SAGA' },
+  consumers: { codePrefix: 'SAGA', fetch: fetchOf(config) },
   areas: [SagaModule.register(config)],
 });

@@ -116,6 +116,13 @@ export interface InboxTransportOptions {
   around?: <R>(event: SagaEvent, fn: () => Promise<R>) => Promise<R>;
   partitionsConsumedConcurrently?: number;
   /**
+   * How the broker answers this transport's fetches (kafkajs' `minBytes` and `maxWaitTimeInMs`). Default: at the
+   * first message (minBytes 1), or after FETCH_MAX_WAIT_MS with none. A consumer off the saga's path can ask for
+   * batches instead: with a large `minBytes` the broker holds each fetch for `maxWaitTimeInMs` unless that much
+   * has arrived, so one transaction applies what came in that time.
+   */
+  fetch?: { minBytes: number; maxWaitTimeInMs: number };
+  /**
    * Offsets are committed at most once per this many ms per group (default COMMIT_INTERVAL_MS; 0: after every
    * chunk), and whatever is left is committed within it when the partition goes quiet and on close.
    */
@@ -327,7 +334,8 @@ export class InboxTransport extends Server implements CustomTransportStrategy {
     const consumer = this.kafka.consumer({
       groupId: group.groupId,
       allowAutoTopicCreation: false,
-      maxWaitTimeInMs: FETCH_MAX_WAIT_MS,
+      minBytes: this.options.fetch?.minBytes ?? 1,
+      maxWaitTimeInMs: this.options.fetch?.maxWaitTimeInMs ?? FETCH_MAX_WAIT_MS,
       retry: { retries: 10 },
     });
     group.consumer = consumer;

@@ -17,6 +17,8 @@ export interface ConsumersOptions {
   codePrefix: ServiceCode;
   /** Events per transaction at most for `@EventPattern(type, { batch: true })` methods. */
   batchSize?: number;
+  /** How the broker answers the consumers' fetches (InboxTransportOptions.fetch); default: at the first message. */
+  fetch?: { minBytes: number; maxWaitTimeInMs: number };
 }
 
 /** Injection token of the service's consumer transport (null for a service that consumes nothing). */
@@ -43,6 +45,7 @@ export function consumerTransportProvider(options: ConsumersOptions | undefined)
         logger: logger.logger,
         admission: { tenants, codePrefix: options.codePrefix },
         batchSize: options.batchSize,
+        fetch: options.fetch,
         around: (event, fn) => withEventSpan(event, config.SERVICE_NAME, fn),
         lagProbeIntervalMs: messagingSettings(config).probeIntervalMs,
         onFatal: shutdownOnFatal(logger, 'consumer'),

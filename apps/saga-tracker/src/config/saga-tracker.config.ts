@@ -32,12 +32,28 @@ export const SagaTrackerConfigSchema = BaseConfigSchema.extend({
   SAGA_STUCK_SWEEP_INTERVAL_MS: z.coerce.number().int().min(50).default(5_000),
   /** Sagas one sweep looks at, at most. */
   SAGA_STUCK_SWEEP_BATCH: z.coerce.number().int().min(1).max(10_000).default(500),
+  /**
+   * How long the broker gathers events for the tracker before it answers a fetch (0: at the first event). The
+   * tracker is off the saga's path, and one transaction per gathered batch costs less than one per event:
+   * bench:saga at 10 checkouts/s, tracker CPU per saga 27-29 ms at 0, 13-15 at 250, 8 at 1000. An idle tracker
+   * sends a fetch this often (every 2 s at 0).
+   */
+  SAGA_FETCH_GATHER_MS: z.coerce.number().int().min(0).max(5_000).default(1_000),
 });
 export type SagaTrackerConfig = z.infer<typeof SagaTrackerConfigSchema>;
 
 /** Reads and validates the environment once at boot; throws naming every bad variable. */
 export const loadSagaTrackerConfig = (env: NodeJS.ProcessEnv = process.env): SagaTrackerConfig =>
   parseConfig(SagaTrackerConfigSchema, env);
+
+/** Bytes a gathered fetch waits for at most: far more than the tracker's topics carry in SAGA_FETCH_GATHER_MS. */
+const GATHER_BYTES = 4 * 1024 * 1024;
+
+/** How the tracker's consumers fetch (ConsumersOptions.fetch): gathered for SAGA_FETCH_GATHER_MS, or at once. */
+export const fetchOf = (config: SagaTrackerConfig) =>
+  config.SAGA_FETCH_GATHER_MS > 0
+    ? { minBytes: GATHER_BYTES, maxWaitTimeInMs: config.SAGA_FETCH_GATHER_MS }
+    : undefined;
 
 /** The stuck timeouts of a configuration, one per wait step. */
 export function stuckTimeoutsOf(config: SagaTrackerConfig): StuckTimeouts {
