@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { REPO_ROOT, StackConfig } from './config';
+import { requireJavac } from './prerequisites';
 import { runAsync } from './processes';
 
 const POM = join(REPO_ROOT, 'infra', 'local', 'pom.xml');
@@ -121,6 +122,7 @@ export async function fetchJars(config: StackConfig, log: (line: string) => void
   const agent = agentJar(config);
   const built = join(dirname(agent), 'complete');
   if (!existsSync(built)) {
+    requireJavac();
     const started = Date.now();
     log(`building the Connect agent (infra/connect-agent) with mvn into ${dirname(agent)}`);
     // The marker is written after Maven has put both the agent and Byte Buddy there: a build cut short is redone.

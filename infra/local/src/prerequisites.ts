@@ -27,15 +27,6 @@ export function checkPrerequisites(): void {
   }
   if (process.env.JAVA_HOME && !existsSync(javaCommand()))
     throw new MissingPrerequisite(`missing prerequisite: JAVA_HOME=${process.env.JAVA_HOME} has no bin/java`);
-  // Maven compiles the Connect worker's agent (infra/connect-agent) with the JDK's compiler.
-  const javac = process.env.JAVA_HOME
-    ? existsSync(join(process.env.JAVA_HOME, 'bin', 'javac'))
-    : onPath('javac');
-  if (!javac)
-    throw new MissingPrerequisite(
-      'missing prerequisite: no javac, and the Connect agent is built from source; install a Java 17 or newer JDK ' +
-        '(Debian: apt-get install openjdk-17-jdk-headless)',
-    );
   const version = /version "(\d+)/.exec(
     spawnSync(javaCommand(), ['-version'], { encoding: 'utf8' }).stderr ?? '',
   );
@@ -44,4 +35,19 @@ export function checkPrerequisites(): void {
       `missing prerequisite: Java ${version[1]} found, Java 17 or newer is needed`,
     );
   }
+}
+
+/**
+ * Fails with one clear line when there is no JDK compiler: Maven needs one to build the Connect worker's agent
+ * (infra/connect-agent). Checked only when the agent is to be built, not on every `up`.
+ */
+export function requireJavac(): void {
+  const javac = process.env.JAVA_HOME
+    ? existsSync(join(process.env.JAVA_HOME, 'bin', 'javac'))
+    : onPath('javac');
+  if (!javac)
+    throw new MissingPrerequisite(
+      'missing prerequisite: no javac, and the Connect agent is built from source; install a Java 17 or newer JDK ' +
+        '(Debian: apt-get install openjdk-17-jdk-headless)',
+    );
 }
