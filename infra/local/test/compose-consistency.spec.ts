@@ -20,6 +20,8 @@ interface ComposeService {
 const compose = parse(readFileSync(join(REPO_ROOT, 'docker-compose.yml'), 'utf8'), { merge: true }) as {
   services: Record<string, ComposeService>;
 };
+/** The Connect worker's image of the compose file (Debezium's image plus the Java agent). */
+const connectDockerfile = readFileSync(join(REPO_ROOT, 'infra', 'docker', 'connect.Dockerfile'), 'utf8');
 const placeholders = (value: string) => [...value.matchAll(/\$\{env:([A-Z0-9_]+)\}/g)].map((m) => m[1]);
 
 describe('docker-compose.yml matches the local stack', () => {
@@ -125,15 +127,19 @@ describe('docker-compose.yml matches the local stack', () => {
     assert.equal(compose.services['create-topics'].image, `apache/kafka:${kafka}`);
     assert.equal(compose.services.connect.build?.args?.DEBEZIUM_VERSION, debezium);
     assert.equal(compose.services.connect.build?.dockerfile, 'infra/docker/connect.Dockerfile');
-    const dockerfile = readFileSync(join(REPO_ROOT, 'infra', 'docker', 'connect.Dockerfile'), 'utf8');
-    assert.match(dockerfile, new RegExp(`^ARG DEBEZIUM_VERSION=${debezium.replace(/\./g, '\\.')}$`, 'm'));
-    assert.match(dockerfile, /^FROM quay\.io\/debezium\/connect:\$\{DEBEZIUM_VERSION\}$/m);
+    assert.match(
+      connectDockerfile,
+      new RegExp(`^ARG DEBEZIUM_VERSION=${debezium.replace(/\./g, '\\.')}$`, 'm'),
+    );
+    assert.match(connectDockerfile, /^FROM quay\.io\/debezium\/connect:\$\{DEBEZIUM_VERSION\}$/m);
   });
 
   it('starts the Connect worker with the Java agent, as the local stack does', () => {
-    const dockerfile = readFileSync(join(REPO_ROOT, 'infra', 'docker', 'connect.Dockerfile'), 'utf8');
-    assert.match(dockerfile, /^RUN mvn -B -q -Dagent\.out=\/out package$/m);
-    assert.match(dockerfile, /^ENV KAFKA_OPTS=-javaagent:\/kafka\/connect-agent\/connect-agent\.jar$/m);
+    assert.match(connectDockerfile, /^RUN mvn -B -q -Dagent\.out=\/out package$/m);
+    assert.match(
+      connectDockerfile,
+      /^ENV KAFKA_OPTS=-javaagent:\/kafka\/connect-agent\/connect-agent\.jar$/m,
+    );
   });
 
   it('creates every topic the local stack creates, and each connector heartbeat topic, before anything uses Kafka', () => {

@@ -4,7 +4,7 @@ import { Registry } from 'prom-client';
 import { Observable, throwError } from 'rxjs';
 import { DataSource } from 'typeorm';
 import { ServiceCode } from '@checkout/contracts';
-import { InboxTransport } from '@checkout/messaging';
+import { InboxTransport, InboxTransportOptions } from '@checkout/messaging';
 import { withEventSpan } from '@checkout/tracing';
 import { BaseConfig, kafkaClientOptions, messagingSettings } from './config';
 import { shutdownOnFatal } from './consumer-lifecycle';
@@ -17,8 +17,8 @@ export interface ConsumersOptions {
   codePrefix: ServiceCode;
   /** Events per transaction at most for `@EventPattern(type, { batch: true })` methods. */
   batchSize?: number;
-  /** How the broker answers the consumers' fetches (InboxTransportOptions.fetch); default: at the first message. */
-  fetch?: { minBytes: number; maxWaitTimeInMs: number };
+  /** How the broker answers the consumers' fetches; default: at the first message. */
+  fetch?: InboxTransportOptions['fetch'];
 }
 
 /** Injection token of the service's consumer transport (null for a service that consumes nothing). */
