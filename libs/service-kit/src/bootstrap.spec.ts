@@ -160,6 +160,17 @@ describe('listenService: requests the HTTP parser refuses', () => {
     }
   });
 
+  it('answers a HEAD over 16 KiB with the same 431 head and no body (its client would read the body as an answer)', async () => {
+    const answer = await rawExchange(
+      running.apiPort,
+      `HEAD /${'A'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`,
+    );
+
+    assert.match(answer, /^HTTP\/1\.1 431 /);
+    assert.match(answer, /\r\ncontent-type: application\/json/i);
+    assert.ok(answer.endsWith('\r\n\r\n'), `nothing after the head: ${JSON.stringify(answer.slice(-120))}`);
+  });
+
   it('answers a request that is not HTTP with 400 MALFORMED_REQUEST in the error shape', async () => {
     const answer = await rawExchange(running.apiPort, 'NOT HTTP AT ALL\r\n\r\n');
     assert.match(answer, /^HTTP\/1\.1 400 /);

@@ -145,9 +145,19 @@ export function answerClientErrors(server: Server): void {
       `HTTP/1.1 ${status} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n` +
         'Content-Type: application/json; charset=utf-8\r\n' +
         'X-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\nConnection: close\r\n' +
-        `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+        `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${isHeadRequest(error) ? '' : body}`,
     );
   });
+}
+
+/**
+ * Whether the refused request is a HEAD, whose answer has no body (RFC 9110 9.3.2): its client reads the bytes after
+ * the head as the next answer ("Expected HTTP/"). The parser hands over the chunk it failed in (`rawPacket`); a
+ * request line that arrived in an earlier chunk is not seen, and that answer keeps its body.
+ */
+function isHeadRequest(error: Error): boolean {
+  const { rawPacket } = error as { rawPacket?: unknown };
+  return Buffer.isBuffer(rawPacket) && rawPacket.subarray(0, 5).toString('latin1') === 'HEAD ';
 }
 
 /** Express error middleware for the JSON parser: malformed JSON, oversized body, unsupported charset. */
