@@ -66,10 +66,12 @@ export async function serviceBehindProxy(
   try {
     const env = serviceEnv(config, service);
     if (link === 'postgres') {
-      const direct = `127.0.0.1:${config.pg.port}/`;
-      if (!env.DATABASE_URL?.includes(direct))
+      const url = new URL(env.DATABASE_URL ?? 'postgres://missing');
+      if (url.hostname !== '127.0.0.1' || url.port !== String(config.pg.port))
         throw new Error(`cannot route ${service}'s DATABASE_URL through the proxy`);
-      env.DATABASE_URL = env.DATABASE_URL.replace(direct, `127.0.0.1:${proxyPort}/`);
+      url.port = String(proxyPort);
+      url.searchParams.delete('host'); // the stack's Unix socket would bypass the proxy
+      env.DATABASE_URL = url.toString();
     } else {
       env.KAFKA_BROKERS = `127.0.0.1:${proxyPort}`;
     }
