@@ -42,6 +42,13 @@ export interface HistoryEntry {
   at: string;
 }
 
+/** The row a transition statement returns when the order moved. */
+interface MovedRow {
+  from_status: OrderStatus;
+  payment_state: PaymentState | null;
+  gate_hold_id: string | null;
+}
+
 /** What a transition found: the status it moved from, and the row after the move. */
 export interface Moved {
   from: OrderStatus;
@@ -93,7 +100,8 @@ export class OrderRepository {
 
   /**
    * Moves the order to `to` only from the statuses the state machine allows (and, for PAID, only when money
-   * and stock are both there), recording a history row. Null when the order is elsewhere: nothing changed.
+   * and stock are both there), recording a history row in the same statement. Null when the order is elsewhere:
+   * nothing changed.
    */
   async transition(
     tx: Sql,
@@ -104,53 +112,39 @@ export class OrderRepository {
     eventId: string | null,
   ): Promise<Moved | null> {
     const guard = to === 'PAID' ? `AND o.payment_state = 'succeeded' AND o.stock_committed` : '';
-    const [rows]: [
-      { from_status: OrderStatus; payment_state: PaymentState | null; gate_hold_id: string | null }[],
-      number,
-    ] = await tx.query(
-      `WITH prev AS (SELECT id, status FROM orders WHERE id = $1 AND tenant_id = $2 FOR UPDATE)
-       UPDATE orders o SET status = $3, updated_at = now()
-         FROM prev
-        WHERE o.id = prev.id AND prev.status = ANY($4::text[]) ${guard}
-       RETURNING prev.status AS from_status, o.payment_state, o.gate_hold_id`,
-      [orderId, tenantId, to, ORDER_TRANSITIONS[to]],
+    const rows: MovedRow[] = await tx.query(
+      `WITH prev AS (SELECT id, status FROM orders WHERE id = $1 AND tenant_id = $2 FOR UPDATE),
+         moved AS (
+           UPDATE orders o SET status = $3, updated_at = now()
+             FROM prev
+            WHERE o.id = prev.id AND prev.status = ANY($4::text[]) ${guard}
+           RETURNING o.id, o.tenant_id, prev.status AS from_status, o.payment_state, o.gate_hold_id),
+         h AS (
+           INSERT INTO order_history (order_id, tenant_id, from_status, to_status, cause, event_id)
+           SELECT id, tenant_id, from_status, $3, $5, $6 FROM moved)
+         SELECT from_status, payment_state, gate_hold_id FROM moved`,
+      [orderId, tenantId, to, ORDER_TRANSITIONS[to], cause, eventId],
     );
-    if (rows.length === 0) return null;
-    await tx.query(
-      `INSERT INTO order_history (order_id, tenant_id, from_status, to_status, cause, event_id) VALUES ($1, $2, $3, $4, $5, $6)`,
-      [orderId, tenantId, rows[0].from_status, to, cause, eventId],
-    );
-    return {
-      from: rows[0].from_status,
-      paymentState: rows[0].payment_state,
-      gateHoldId: rows[0].gate_hold_id,
-    };
+    return movedOf(rows);
   }
 
   /** The customer's cancel: a transition to CANCELLED that also requires the payment not to have succeeded. */
   async cancelByCustomer(tx: Sql, tenantId: string, orderId: string): Promise<Moved | null> {
-    const [rows]: [
-      { from_status: OrderStatus; payment_state: PaymentState | null; gate_hold_id: string | null }[],
-      number,
-    ] = await tx.query(
-      `WITH prev AS (SELECT id, status FROM orders WHERE id = $1 AND tenant_id = $2 FOR UPDATE)
-       UPDATE orders o SET status = 'CANCELLED', updated_at = now()
-         FROM prev
-        WHERE o.id = prev.id AND prev.status = ANY($3::text[])
-          AND (o.payment_state IS NULL OR o.payment_state <> ALL($4::text[]))
-       RETURNING prev.status AS from_status, o.payment_state, o.gate_hold_id`,
+    const rows: MovedRow[] = await tx.query(
+      `WITH prev AS (SELECT id, status FROM orders WHERE id = $1 AND tenant_id = $2 FOR UPDATE),
+         moved AS (
+           UPDATE orders o SET status = 'CANCELLED', updated_at = now()
+             FROM prev
+            WHERE o.id = prev.id AND prev.status = ANY($3::text[])
+              AND (o.payment_state IS NULL OR o.payment_state <> ALL($4::text[]))
+           RETURNING o.id, o.tenant_id, prev.status AS from_status, o.payment_state, o.gate_hold_id),
+         h AS (
+           INSERT INTO order_history (order_id, tenant_id, from_status, to_status, cause)
+           SELECT id, tenant_id, from_status, 'CANCELLED', 'customer_request' FROM moved)
+         SELECT from_status, payment_state, gate_hold_id FROM moved`,
       [orderId, tenantId, ORDER_TRANSITIONS.CANCELLED, CANCEL_BLOCKING_PAYMENTS],
     );
-    if (rows.length === 0) return null;
-    await tx.query(
-      `INSERT INTO order_history (order_id, tenant_id, from_status, to_status, cause) VALUES ($1, $2, $3, 'CANCELLED', 'customer_request')`,
-      [orderId, tenantId, rows[0].from_status],
-    );
-    return {
-      from: rows[0].from_status,
-      paymentState: rows[0].payment_state,
-      gateHoldId: rows[0].gate_hold_id,
-    };
+    return movedOf(rows);
   }
 
   /** Moves the mirrored payment state forward (never back); true when it moved. */
@@ -197,20 +191,25 @@ export class OrderRepository {
     return o ? (o.gate_hold_id as string | null) : undefined;
   }
 
-  /** The order with its lines, tenant-scoped; undefined for an unknown or foreign order. */
+  /** The order with its lines (one statement), tenant-scoped; undefined for an unknown or foreign order. */
   async find(db: Sql, tenantId: string, orderId: string): Promise<OrderRecord | undefined> {
-    const [o] = await db.query(`SELECT * FROM orders WHERE id = $1 AND tenant_id = $2`, [orderId, tenantId]);
-    if (!o) return undefined;
-    const lines: {
-      sku: string;
-      quantity: number;
-      unit_price: string;
-      discount: string;
-      line_total: string;
-    }[] = await db.query(
-      `SELECT sku, quantity, unit_price, discount, line_total FROM order_lines WHERE order_id = $1 AND tenant_id = $2 ORDER BY line_no`,
+    const [o] = await db.query(
+      `SELECT o.*,
+              (SELECT coalesce(json_agg(json_build_object('sku', l.sku, 'quantity', l.quantity, 'unit_price', l.unit_price,
+                                                          'discount', l.discount, 'line_total', l.line_total)
+                                        ORDER BY l.line_no), '[]')
+                 FROM order_lines l WHERE l.order_id = o.id AND l.tenant_id = o.tenant_id) AS lines
+         FROM orders o WHERE o.id = $1 AND o.tenant_id = $2`,
       [orderId, tenantId],
     );
+    if (!o) return undefined;
+    const lines = o.lines as {
+      sku: string;
+      quantity: number;
+      unit_price: number | string;
+      discount: number | string;
+      line_total: number | string;
+    }[];
     return {
       id: o.id,
       tenantId: o.tenant_id,
@@ -258,4 +257,10 @@ export class OrderRepository {
       at: r.at.toISOString(),
     }));
   }
+}
+
+/** What a transition statement returned: the move, or null when the order did not move. */
+function movedOf(rows: MovedRow[]): Moved | null {
+  if (rows.length === 0) return null;
+  return { from: rows[0].from_status, paymentState: rows[0].payment_state, gateHoldId: rows[0].gate_hold_id };
 }
