@@ -13,7 +13,7 @@ runService({
   database: DATABASE,
   publishes: true,
   pspCredentials: true,
-  consumers: { codePrefix: 'PAYMENT', batchSize: config.PAYMENT_ATTEMPT_BATCH_SIZE },
+  consumers: { codePrefix: 'PAYMENT', batchSize: config.PAYMENT_ATTEMPT_BATCH_SIZE, sagaLocks: true },
   areas: [PaymentModule],
   // Raw bodies: a webhook signature covers the body exactly as sent.
   http: { rawBody: true },

@@ -64,16 +64,15 @@ export async function rememberCustomer(
   customerId: string,
 ): Promise<void> {
   await lockOrder(tx, tenantId, orderId);
+  // One statement: the two tables are independent, and the lock above (an earlier statement) is what makes the
+  // notifications queued before it visible here.
   await sql(
     tx,
-    `INSERT INTO fulfillment_order (tenant_id, order_id, customer_id) VALUES ($1, $2, $3)
-     ON CONFLICT (tenant_id, order_id)
-     DO UPDATE SET customer_id = COALESCE(fulfillment_order.customer_id, EXCLUDED.customer_id), updated_at = now()`,
-    [tenantId, orderId, customerId],
-  );
-  await sql(
-    tx,
-    `UPDATE notification SET customer_id = $3 WHERE tenant_id = $1 AND order_id = $2 AND customer_id IS NULL`,
+    `WITH remembered AS (
+       INSERT INTO fulfillment_order (tenant_id, order_id, customer_id) VALUES ($1, $2, $3)
+       ON CONFLICT (tenant_id, order_id)
+       DO UPDATE SET customer_id = COALESCE(fulfillment_order.customer_id, EXCLUDED.customer_id), updated_at = now())
+     UPDATE notification SET customer_id = $3 WHERE tenant_id = $1 AND order_id = $2 AND customer_id IS NULL`,
     [tenantId, orderId, customerId],
   );
 }

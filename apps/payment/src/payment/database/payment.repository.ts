@@ -158,6 +158,11 @@ export interface TransitionRequest {
   failureReason?: string | null;
   pspEventId?: string | null;
   detail?: string | null;
+  /**
+   * Why the last PSP call gave no answer (null: it answered), recorded by the same statement whether or not the
+   * state moves; omitted: left as it is.
+   */
+  lastError?: string | null;
 }
 
 /** The result of a move: applied with the attempt as it is now, or ignored. */
@@ -190,6 +195,7 @@ export async function transition(tx: EntityManager, r: TransitionRequest): Promi
      ), moved AS (
        UPDATE payment_attempt p
           SET state = $3, psp_ref = COALESCE(p.psp_ref, $5), failure_reason = COALESCE($6, p.failure_reason),
+              last_error = CASE WHEN $10::boolean THEN $11::text ELSE p.last_error END,
               state_changed_at = now(), updated_at = now()
          FROM old
         WHERE p.id = old.id AND p.state = ANY($4::text[])
@@ -210,9 +216,14 @@ export async function transition(tx: EntityManager, r: TransitionRequest): Promi
       r.source,
       r.pspEventId ?? null,
       r.detail ?? null,
+      r.lastError !== undefined,
+      r.lastError?.slice(0, 500) ?? null,
     ],
   );
-  if (rows.length === 0) return { outcome: 'ignored', payment: null };
+  if (rows.length === 0) {
+    if (r.lastError !== undefined) await noteError(tx, r.paymentId, r.lastError);
+    return { outcome: 'ignored', payment: null };
+  }
   return { outcome: 'applied' satisfies TransitionOutcome, ...toMovedAttempt(rows[0]) };
 }
 
@@ -259,8 +270,8 @@ export async function findPaymentByOrder(
 }
 
 /**
- * Records a new attempt in `created` with its first transition: one per order, and none for an order already
- * cancelled (events of two topics may cross). Returns whether it was inserted.
+ * Records a new attempt in `created` with its first transition (one statement): one per order, and none for an
+ * order already cancelled (events of two topics may cross). Returns whether it was inserted.
  */
 export async function insertAttempt(
   tx: EntityManager,
@@ -276,10 +287,16 @@ export async function insertAttempt(
   },
 ): Promise<boolean> {
   const created: unknown[] = await tx.query(
-    `INSERT INTO payment_attempt (id, tenant_id, order_id, amount, currency, payment_token, psp_account, idempotency_key, cause)
+    `WITH created AS (
+       INSERT INTO payment_attempt (id, tenant_id, order_id, amount, currency, payment_token, psp_account, idempotency_key, cause)
        SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9
         WHERE NOT EXISTS (SELECT 1 FROM order_cancellation WHERE tenant_id = $2 AND order_id = $3)
-       ON CONFLICT DO NOTHING RETURNING 1`,
+       ON CONFLICT DO NOTHING RETURNING id, tenant_id
+     ), history AS (
+       INSERT INTO payment_transition (payment_id, tenant_id, from_state, to_state, source, detail)
+       SELECT id, tenant_id, 'none', 'created', 'charge', 'inventory reserved' FROM created
+     )
+     SELECT 1 FROM created`,
     [
       a.id,
       a.tenantId,
@@ -292,13 +309,7 @@ export async function insertAttempt(
       JSON.stringify(a.cause),
     ],
   );
-  if (created.length !== 1) return false;
-  await tx.query(
-    `INSERT INTO payment_transition (payment_id, tenant_id, from_state, to_state, source, detail)
-       VALUES ($1, $2, 'none', 'created', 'charge', 'inventory reserved')`,
-    [a.id, a.tenantId],
-  );
-  return true;
+  return created.length === 1;
 }
 
 /** Remembers that the order was cancelled, so that a later inventory.reserved records no attempt. */

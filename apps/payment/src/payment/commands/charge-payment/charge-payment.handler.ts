@@ -44,15 +44,23 @@ export class ChargePaymentHandler {
     const base = { paymentId: attempt.id, tenantId: attempt.tenantId, source };
     await this.dataSource.transaction(async (tx) => {
       if (result.kind === 'unavailable') {
-        await noteError(tx, attempt.id, result.reason);
-        await this.move.execute(tx, { ...base, to: 'unknown', detail: result.reason });
+        await this.move.execute(tx, {
+          ...base,
+          to: 'unknown',
+          detail: result.reason,
+          lastError: result.reason,
+        });
         return;
       }
       if (result.kind === 'rejected') {
         if (result.status === 422) {
           // Our own key misuse: the PSP did not tell us what happened to the money, so do not guess.
-          await noteError(tx, attempt.id, `${result.code}: ${result.message}`);
-          await this.move.execute(tx, { ...base, to: 'unknown', detail: result.code });
+          await this.move.execute(tx, {
+            ...base,
+            to: 'unknown',
+            detail: result.code,
+            lastError: `${result.code}: ${result.message}`,
+          });
           return;
         }
         await this.move.execute(tx, {
@@ -64,17 +72,20 @@ export class ChargePaymentHandler {
         return;
       }
       const charge = result.value;
-      await noteError(tx, attempt.id, null);
       if (charge.status === 'succeeded')
-        await this.move.execute(tx, { ...base, to: 'succeeded', pspRef: charge.id });
+        await this.move.execute(tx, { ...base, to: 'succeeded', pspRef: charge.id, lastError: null });
       else if (charge.status === 'failed')
         await this.move.execute(tx, {
           ...base,
           to: 'failed',
           pspRef: charge.id,
           failureReason: charge.failureCode ?? 'declined',
+          lastError: null,
         });
-      else await notePspRef(tx, attempt.id, charge.id);
+      else {
+        await noteError(tx, attempt.id, null);
+        await notePspRef(tx, attempt.id, charge.id);
+      }
     });
   }
 }
