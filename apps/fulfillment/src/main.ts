@@ -12,6 +12,6 @@ runService({
   config: loadFulfillmentConfig(),
   database: DATABASE,
   publishes: true,
-  consumers: { codePrefix: 'FULFILLMENT' },
+  consumers: { codePrefix: 'FULFILLMENT', sagaLocks: true },
   areas: [ShippingModule, NotificationsModule],
 });

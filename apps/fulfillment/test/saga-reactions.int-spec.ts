@@ -35,6 +35,7 @@ function fulfillmentRuntime(dataSource: DataSource, failSkus: string[] = []) {
       tenants: new TenantRegistry([{ id: tenantId, apiKeySha256: hashApiKey('saga-key') }]),
       codePrefix: 'FULFILLMENT',
     },
+    sagaLocks: true, // as the service runs it
   })
     .addConsumer(
       new ShippingConsumer(

@@ -12,6 +12,6 @@ runService({
   config,
   database: DATABASE,
   publishes: true,
-  consumers: { codePrefix: 'INVENTORY', batchSize: config.INVENTORY_RESERVE_BATCH_SIZE },
+  consumers: { codePrefix: 'INVENTORY', batchSize: config.INVENTORY_RESERVE_BATCH_SIZE, sagaLocks: true },
   areas: [ReservationModule],
 });

@@ -46,6 +46,7 @@ export const inventoryTransport = (
     logger: consoleLogger,
     admission: { tenants: testTenants, codePrefix: 'INVENTORY' },
     batchSize: 100,
+    sagaLocks: true, // as the service runs it (apps/inventory/src/main.ts)
   }).addConsumer(consumer);
 
 /**

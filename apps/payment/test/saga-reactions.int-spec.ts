@@ -90,6 +90,7 @@ describe('payment saga reactions: given events, expect the golden events (Paymen
           tenants: new TenantRegistry([{ id: tenantId, apiKeySha256: hashApiKey('saga-key') }]),
           codePrefix: 'PAYMENT',
         },
+        sagaLocks: true, // as the service runs it
       }).addConsumer(
         new PaymentEventsConsumer(
           new RecordAttemptsHandler(

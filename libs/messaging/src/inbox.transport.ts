@@ -20,6 +20,7 @@ import { NonRetryableError } from './errors';
 import { KafkaSecurity, createKafka } from './kafka';
 import { Logger, consoleLogger } from './logger';
 import { KAFKA_LAG_PROBES, consumedCounter, handlerDuration } from './metrics';
+import { noteSagaLocks, sagaLockNames, sagaLocksQuery } from './saga-lock';
 import { ScrapeProbe, addScrapeProbe } from './scrape-probe';
 
 /** The transport id of the inbox transport (`@EventPattern(type, INBOX_TRANSPORT, extras)` to be explicit). */
@@ -104,6 +105,12 @@ export interface InboxTransportOptions {
    * event with `<codePrefix>.UNKNOWN_TENANT`, `.SAGA_MISMATCH` or `.TENANT_MISMATCH`. Omitted: no check.
    */
   admission?: { tenants: { get(id: string): unknown }; codePrefix: ServiceCode };
+  /**
+   * Every event's saga lock (lockSagas: tenant and order) is taken by the statement that records its inbox row,
+   * one round trip fewer per event for a service whose handlers all take it; their own lockSaga calls then skip
+   * it (the transaction holds it already).
+   */
+  sagaLocks?: boolean;
   /** Events per transaction at most, for `batch: true` handlers (default 100). */
   batchSize?: number;
   /**
@@ -568,10 +575,14 @@ export class InboxTransport extends Server implements CustomTransportStrategy {
     const run = () =>
       this.options.dataSource.transaction(async (tx) => {
         after.length = 0;
+        const locks = this.options.sagaLocks
+          ? sagaLockNames(events.map((e) => ({ tenantId: e.tenantId, orderId: e.sagaId })))
+          : undefined;
         const inserted: { event_id: string }[] = await tx.query(
-          `INSERT INTO inbox (consumer, event_id, type, tenant_id, saga_id)
+          `${locks ? `WITH s AS MATERIALIZED (${sagaLocksQuery(6)})` : ''}
+           INSERT INTO inbox (consumer, event_id, type, tenant_id, saga_id)
            SELECT $1, e.id, e.type, e.tenant_id, e.saga_id
-             FROM unnest($2::uuid[], $3::text[], $4::text[], $5::uuid[]) AS e(id, type, tenant_id, saga_id)
+             FROM ${locks ? 's, ' : ''}unnest($2::uuid[], $3::text[], $4::text[], $5::uuid[]) AS e(id, type, tenant_id, saga_id)
            ON CONFLICT DO NOTHING RETURNING event_id`,
           [
             this.options.name,
@@ -579,8 +590,10 @@ export class InboxTransport extends Server implements CustomTransportStrategy {
             events.map((e) => e.type),
             events.map((e) => e.tenantId),
             events.map((e) => e.sagaId),
+            ...(locks ? [locks] : []),
           ],
         );
+        if (locks) noteSagaLocks(tx, locks);
         const isNew = new Set(inserted.map((r) => r.event_id));
         const fresh = events.filter((e) => isNew.delete(e.eventId.toLowerCase()));
         if (fresh.length === 0) return fresh;

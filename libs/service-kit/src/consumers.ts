@@ -19,6 +19,8 @@ export interface ConsumersOptions {
   batchSize?: number;
   /** How the broker answers the consumers' fetches; default: at the first message. */
   fetch?: InboxTransportOptions['fetch'];
+  /** Every event's saga lock is taken with its inbox row (the service's handlers all take it first). */
+  sagaLocks?: boolean;
 }
 
 /** Injection token of the service's consumer transport (null for a service that consumes nothing). */
@@ -46,6 +48,7 @@ export function consumerTransportProvider(options: ConsumersOptions | undefined)
         admission: { tenants, codePrefix: options.codePrefix },
         batchSize: options.batchSize,
         fetch: options.fetch,
+        sagaLocks: options.sagaLocks,
         around: (event, fn) => withEventSpan(event, config.SERVICE_NAME, fn),
         lagProbeIntervalMs: messagingSettings(config).probeIntervalMs,
         onFatal: shutdownOnFatal(logger, 'consumer'),
