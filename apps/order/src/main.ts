@@ -15,6 +15,6 @@ runService({
   config,
   database: DATABASE,
   publishes: true,
-  consumers: { codePrefix: 'ORDER' },
+  consumers: { codePrefix: 'ORDER', sagaLocks: true },
   areas: [GateModule, CatalogModule, CheckoutModule.register(config), OrdersModule],
 });

@@ -46,6 +46,7 @@ export function orderTransport(
       tenants: { get: (id: string) => (id === tenantId ? { id } : undefined) },
       codePrefix: 'ORDER',
     },
+    sagaLocks: true, // as the service runs it
   }).addConsumer(
     new SagaEventsConsumer(
       new MarkAwaitingPaymentHandler(orders, silent),

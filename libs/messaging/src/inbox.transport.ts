@@ -114,6 +114,14 @@ export interface InboxTransportOptions {
   /** Events per transaction at most, for `batch: true` handlers (default 100). */
   batchSize?: number;
   /**
+   * Events per transaction at most for the other handlers (default 20): the events of one partition that came
+   * in one fetch are applied in one transaction, the method called once per event in offset order, with one
+   * inbox statement and one commit for all (group commit: a consumer that falls behind catches up at a fraction
+   * of the cost per event). A chunk that fails is applied again event by event, so one bad event never holds
+   * back or parks the others. 1: a transaction per event.
+   */
+  groupCommitSize?: number;
+  /**
    * Attempts of a handler failing for another reason than the infrastructure before the message is parked on
    * the DLQ (default 5); infrastructure errors are retried without limit (HandlerRetry).
    */
@@ -155,6 +163,9 @@ export interface InboxTransportOptions {
  */
 export const FETCH_MAX_WAIT_MS = 2_000;
 
+/** Events per transaction at most for a handler without `batch: true` (InboxTransportOptions.groupCommitSize). */
+export const GROUP_COMMIT_SIZE = 20;
+
 /**
  * How often a group commits its consumed offsets. Every commit is a request the broker appends to
  * __consumer_offsets; committing after every batch of one or two messages cost the broker about a third of its
@@ -184,7 +195,8 @@ interface Group {
  * Per message: validate against libs/contracts (an invalid one is parked with its CONTRACT.* code), the tenant and
  * saga check (`admission`), then in ONE DB transaction record the event id in the inbox (a redelivered event is a
  * duplicate, skipped) and run the method with the transaction in its context; the offset is resolved only after
- * the commit. `batch: true` methods get a chunk per transaction (group commit). Failures are retried with backoff
+ * the commit. A partition's events come in chunks of one transaction each (group commit): `batch: true` methods
+ * get the chunk as an array, the others are called once per event of it. Failures are retried with backoff
  * (HandlerRetry: infrastructure errors without limit, heartbeating); a DomainError (libs/contracts) parks the
  * message on `<topic>.dlq` with its code at once, any other error after `maxAttempts`. `listen()` returns at
  * once: the groups join in the background (readiness does not wait for Kafka); `close()` stops fetching, lets the
@@ -399,7 +411,7 @@ export class InboxTransport extends Server implements CustomTransportStrategy {
     }
   }
 
-  /** A batch of one partition: a `batch: true` topic in chunks, any other message by message. */
+  /** A batch of one partition, in chunks of one transaction each (batchSize or groupCommitSize events). */
   private async consumeBatch(
     group: Group,
     {
@@ -424,7 +436,7 @@ export class InboxTransport extends Server implements CustomTransportStrategy {
     const handler = this.messageHandlers.get(batch.topic);
     const size = (handler?.extras as InboxPatternExtras | undefined)?.batch
       ? (this.options.batchSize ?? 100)
-      : 1;
+      : (this.options.groupCommitSize ?? GROUP_COMMIT_SIZE);
     for (let i = 0; i < batch.messages.length; i += size) {
       if (!isRunning() || isStale()) return;
       const chunk = batch.messages.slice(i, i + size);
@@ -568,7 +580,6 @@ export class InboxTransport extends Server implements CustomTransportStrategy {
     if (!handler) throw new Error(`no @EventPattern('${topic}') method`);
     for (const event of events) this.admit(event);
     const batch = (handler.extras as InboxPatternExtras | undefined)?.batch === true;
-    if (!batch && events.length !== 1) throw new Error(`${topic} is delivered one event at a time`);
     const after: AfterCommit[] = [];
     const scope = <R>(event: SagaEvent, fn: () => Promise<R>) =>
       this.options.around ? this.options.around(event, fn) : fn();
@@ -598,7 +609,10 @@ export class InboxTransport extends Server implements CustomTransportStrategy {
         const fresh = events.filter((e) => isNew.delete(e.eventId.toLowerCase()));
         if (fresh.length === 0) return fresh;
         const ctx = new InboxContext(tx, topic, partition, after, scope);
-        await this.invoke(handler, batch ? fresh : fresh[0], ctx);
+        if (batch) await this.invoke(handler, fresh, ctx);
+        else if (events.length === 1) await this.invoke(handler, fresh[0], ctx);
+        // Group commit: each event's call in its own context (its consumer span continues its trace).
+        else for (const event of fresh) await scope(event, () => this.invoke(handler, event, ctx));
         return fresh;
       });
     const fresh = await (events.length === 1 ? scope(events[0], run) : run());

@@ -19,7 +19,10 @@ export interface ConsumersOptions {
   batchSize?: number;
   /** How the broker answers the consumers' fetches; default: at the first message. */
   fetch?: InboxTransportOptions['fetch'];
-  /** Every event's saga lock is taken with its inbox row (the service's handlers all take it first). */
+  /**
+   * Every event's saga lock is taken with its inbox row: a handler's own lockSaga costs no round trip, and chunks
+   * of different topics (group commit) lock their orders in one order, so they never deadlock.
+   */
   sagaLocks?: boolean;
 }
 

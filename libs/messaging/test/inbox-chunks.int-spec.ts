@@ -3,8 +3,15 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { SagaEvent, parseEvent } from '@checkout/contracts';
 import { orderCreatedPayload, rawSagaEvent, scratchDatabase } from '@checkout/testing';
+import { KafkaMessage } from 'kafkajs';
 import { EntityManager } from 'typeorm';
-import { CreateMessagingTables1764680000000, InboxContext, InboxTransport, lockSaga } from '../src';
+import {
+  CreateMessagingTables1764680000000,
+  InboxContext,
+  InboxTransport,
+  NonRetryableError,
+  lockSaga,
+} from '../src';
 
 const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
@@ -31,7 +38,7 @@ async function statementsDuring(tx: EntityManager, fn: () => Promise<void>): Pro
   return count;
 }
 
-describe('inbox transport: saga locks taken with the inbox rows (sagaLocks)', () => {
+describe('inbox transport: chunks of one transaction and saga locks', () => {
   let scratch: Awaited<ReturnType<typeof scratchDatabase>>;
 
   beforeAll(async () => {
@@ -109,5 +116,75 @@ describe('inbox transport: saga locks taken with the inbox rows (sagaLocks)', ()
     await t.apply('order.created', [e]);
     assert.deepEqual(await t.apply('order.created', [e]), { applied: 0, duplicates: 1 });
     assert.equal(calls, 1);
+  });
+
+  /** A transport whose order.created handler takes one event at a time (no `batch: true`). */
+  const perEvent = (handle: (e: SagaEvent, ctx: InboxContext) => Promise<void>): InboxTransport => {
+    const t = new InboxTransport({
+      name: `chunks-${randomUUID().slice(0, 8)}`,
+      brokers: ['127.0.0.1:1'],
+      dataSource: scratch.dataSource,
+      logger: quiet,
+      backoff: { initialMs: 1, maxMs: 1 },
+    });
+    t.addHandler('order.created', (e: SagaEvent, ctx: InboxContext) => handle(e, ctx), true, {});
+    return t;
+  };
+
+  const message = (e: SagaEvent, offset: number): KafkaMessage =>
+    ({
+      key: Buffer.from(e.sagaId),
+      value: Buffer.from(JSON.stringify(e)),
+      offset: String(offset),
+      timestamp: String(Date.now()),
+      attributes: 0,
+      headers: {},
+    }) as KafkaMessage;
+
+  it('applies a chunk of events in one transaction, the handler once per event in offset order', async () => {
+    const events = [orderCreated('t1'), orderCreated('t1'), orderCreated('t2')];
+    const calls: { eventId: string; txid: string }[] = [];
+    const t = perEvent(async (e, ctx) => {
+      const [row] = await ctx.tx.query(`SELECT txid_current()::text AS txid`);
+      calls.push({ eventId: e.eventId, txid: row.txid as string });
+    });
+    await t.deliver(
+      'order.created',
+      0,
+      events.map((e, i) => message(e, i)),
+    );
+    assert.deepEqual(
+      calls.map((c) => c.eventId),
+      events.map((e) => e.eventId),
+    );
+    assert.equal(new Set(calls.map((c) => c.txid)).size, 1);
+  });
+
+  it('applies a failing chunk again event by event: each event once, none held back', async () => {
+    const events = [orderCreated('t1'), orderCreated('t1'), orderCreated('t1')];
+    const applied: { eventId: string; txid: string }[] = [];
+    let failuresLeft = 1; // a domain error gives the chunk up at once: then it goes event by event
+    const t = perEvent(async (e, ctx) => {
+      if (e.eventId === events[1].eventId && failuresLeft > 0) {
+        failuresLeft -= 1;
+        throw new NonRetryableError('HANDLER_FAILED', 'this event fails while it is in a chunk');
+      }
+      const [row] = await ctx.tx.query(`SELECT txid_current()::text AS txid`);
+      applied.push({ eventId: e.eventId, txid: row.txid as string });
+    });
+    await t.deliver(
+      'order.created',
+      0,
+      events.map((e, i) => message(e, i)),
+    );
+    // Rolled-back calls are not counted: keep the last application of each event.
+    const last = new Map(applied.map((a) => [a.eventId, a.txid]));
+    assert.deepEqual([...last.keys()].sort(), events.map((e) => e.eventId).sort());
+    assert.equal(new Set(last.values()).size, 3, 'event by event: a transaction each');
+    const [{ n }] = await scratch.dataSource.query(
+      `SELECT count(*)::int AS n FROM inbox WHERE event_id = ANY($1)`,
+      [events.map((e) => e.eventId)],
+    );
+    assert.equal(n, 3);
   });
 });
