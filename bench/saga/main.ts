@@ -12,8 +12,8 @@ import {
   stopService,
   up,
 } from '@checkout/local-stack';
-import { serviceDataSource, waitFor } from '@checkout/testing';
-import { CheckoutApi, uniqueSku } from '@checkout/e2e';
+import { formatVerdict, runConservationCheck, serviceDataSource, waitFor } from '@checkout/testing';
+import { CheckoutApi, SERVICE_URLS, TENANT_KEYS, uniqueSku } from '@checkout/e2e';
 import { percentile, report } from '../report';
 import { NODE_SERVICES, STACK_PROCESSES, Sample, cpuBetween, sample, stackPids } from './procs';
 import { SagaWatch } from './watch';
@@ -103,6 +103,9 @@ async function eventLoopP99(service: string): Promise<number | null> {
 
 const eventLoopAll = async () =>
   Object.fromEntries(await Promise.all(NODE_SERVICES.map(async (s) => [s, await eventLoopP99(s)] as const)));
+
+/** Units of the load run's SKU: more than any run sells. */
+const SKU_UNITS = 100_000_000;
 
 /** A SKU priced and stocked for a long run. */
 async function sellableSku(prefix: string, available: number): Promise<string> {
@@ -299,6 +302,54 @@ async function saturation(watch: SagaWatch, sku: string, inflight: number, secon
   return result;
 }
 
+/**
+ * The conservation checker over every saga of the run and its SKU (the run's alone): a saturated stack must
+ * still sell each unit once, charge each order once and end every saga.
+ */
+async function conservationOf(sku: string, orderIds: string[]) {
+  log(`conservation: checking ${orderIds.length} orders`);
+  const check = () =>
+    runConservationCheck(
+      {
+        orderUrl: SERVICE_URLS.order,
+        inventoryUrl: SERVICE_URLS.inventory,
+        paymentUrl: SERVICE_URLS.payment,
+        pspUrl: SERVICE_URLS.psp,
+        apiKey: TENANT_KEYS.acme,
+        concurrency: 16,
+      },
+      { skus: [{ sku, initial: SKU_UNITS, exclusive: true }], orderIds },
+    );
+  // A saga's last event is seen a moment before its order shows SHIPPED: asked again a few times.
+  let verdict = await check();
+  for (let again = 0; again < 3 && !verdict.clean; again += 1) {
+    log(`conservation: ${formatVerdict(verdict)}; asking again in 5 s`);
+    await sleep(5_000);
+    verdict = await check();
+  }
+  log(`conservation: ${formatVerdict(verdict)}`);
+  return {
+    clean: verdict.clean,
+    orders: verdict.orders,
+    violations: verdict.violations.length,
+    stuck: verdict.stuck.length,
+    byStatus: verdict.byStatus,
+  };
+}
+
+/**
+ * RSS of every process with no saga open, after a 5 s pause: what a leak grows from one sample to the next. The
+ * checkpoints below are taken under whatever load runs then (the last one in a closed loop with `--inflight`
+ * sagas open), so they also hold the working set of the sagas in flight.
+ */
+async function rssAtRest(watch: SagaWatch): Promise<{ sagas: number; mb: Record<string, number> }> {
+  await sleep(5_000);
+  const s = sample(stackPids(config));
+  const mb = Object.fromEntries(Object.entries(s.rssMb).map(([k, v]) => [k, round(v)]));
+  log(`RSS at rest after ${watch.shippedSeen} sagas: ${JSON.stringify(mb)}`);
+  return { sagas: watch.shippedSeen, mb };
+}
+
 /** RSS of every process once the run's completed sagas pass each checkpoint. */
 function rssCheckpoints(watch: SagaWatch, checkpoints: number[]) {
   const rss: Record<string, Record<string, number>> = {};
@@ -321,7 +372,7 @@ async function loadRun(): Promise<{ rows: Record<string, unknown>[]; meta: Recor
     .filter((n) => n > 0)
     .sort((a, b) => a - b);
   const watch = await new SagaWatch(config).start();
-  const sku = await sellableSku('BENCH', 100_000_000);
+  const sku = await sellableSku('BENCH', SKU_UNITS);
   const rss = rssCheckpoints(watch, checkpoints);
   const rate = num('rate');
   // Services just started (npm run up, a restart) spend the first few hundred sagas compiling hot code: at 20/s
@@ -330,6 +381,7 @@ async function loadRun(): Promise<{ rows: Record<string, unknown>[]; meta: Recor
   const warmup = num('warmup');
   if (warmup > 0) await steady(`warm-up (not measured) ${rate}/s`, watch, sku, rate, warmup);
   const low = await steady(`steady ${rate}/s`, watch, sku, rate, num('low'));
+  const restEarly = await rssAtRest(watch);
   const sat = await saturation(watch, sku, num('inflight'), num('sat'));
   const highRate = Math.max(1, sat.sagasPerSecond * 0.8);
   const high = await steady('80% of saturation', watch, sku, highRate, Math.round(highRate * num('high')));
@@ -346,7 +398,11 @@ async function loadRun(): Promise<{ rows: Record<string, unknown>[]; meta: Recor
     });
   }
   rss.stop();
+  // The closed loops stop with sagas still open: the check reads stock first, so they must end first.
+  await drain('run', watch, [...watch.sagas.keys()]);
+  const restLate = await rssAtRest(watch);
   await watch.stop();
+  const conservation = await conservationOf(sku, [...watch.sagas.keys()]);
   const phases = [low, sat, high];
   const rows = ['total', ...STACK_PROCESSES].map((p) => ({
     process: p,
@@ -376,6 +432,11 @@ async function loadRun(): Promise<{ rows: Record<string, unknown>[]; meta: Recor
       shippedLatencyMsAt80: high.shippedLatencyMs,
       eventLoopP99Ms: Object.fromEntries(phases.map((ph) => [ph.name, ph.eventLoopP99Ms])),
       rssMb: rss.rss,
+      rssAtRest: [restEarly, restLate],
+      rssRatioAtRest: Object.fromEntries(
+        NODE_SERVICES.map((s) => [s, round(restLate.mb[s] / restEarly.mb[s], 2)]),
+      ),
+      conservation,
       rssRatio:
         first && last && rss.rss[`after${first}`] && rss.rss[`after${last}`]
           ? Object.fromEntries(

@@ -19,4 +19,21 @@ describe('error codes', () => {
     assert.ok(!isErrorCode('NOT_A_CODE'));
     assert.ok(!isErrorCode('toString'));
   });
+
+  it('makes a DomainError without a stack trace, with its code, details and class name, and leaves the limit as it was', () => {
+    class OutOfStockLike extends DomainError {
+      constructor() {
+        super('OUT_OF_STOCK', 'sold out', { sku: 'A' });
+      }
+    }
+    const before = Error.stackTraceLimit;
+    const e = new OutOfStockLike();
+    assert.equal(Error.stackTraceLimit, before);
+    assert.ok(e instanceof DomainError && e instanceof Error);
+    assert.equal(e.code, 'OUT_OF_STOCK');
+    assert.deepEqual(e.details, { sku: 'A' });
+    assert.equal(e.name, 'OutOfStockLike');
+    assert.doesNotMatch(e.stack ?? '', /\n\s+at /);
+    assert.match(new Error('a fault keeps its stack').stack ?? '', /\n\s+at /);
+  });
 });
