@@ -91,7 +91,7 @@ function pcts(xs: number[]) {
 /** Scrapes one service's /metrics and returns its event-loop delay p99 in ms (the scrape resets the histogram). */
 async function eventLoopP99(service: string): Promise<number | null> {
   try {
-    const res = await fetch(`http://127.0.0.1:${config.servicePorts[service]}/metrics`, {
+    const res = await fetch(`http://127.0.0.1:${config.internalPorts[service]}/metrics`, {
       signal: AbortSignal.timeout(5_000),
     });
     const m = /^nodejs_eventloop_lag_p99_seconds(?:\{[^}]*\})? ([0-9.e+-]+)$/m.exec(await res.text());

@@ -58,4 +58,33 @@ describe('PSP store journal: a restarted simulator keeps its state', () => {
     store.createCharge('acct_a', 'key-1', input, 'succeeded');
     assert.equal(new PspStore().charges.size, 0);
   });
+
+  it("answers a ledger and a list by reference with that reference's objects only, as they are now", () => {
+    const store = new PspStore();
+    const mine = store.createCharge('acct_a', 'key-1', input, 'pending').object;
+    for (let i = 0; i < 50; i += 1)
+      store.createCharge('acct_a', `other-${i}`, { ...input, reference: `order-${i + 2}` }, 'succeeded');
+    store.settle(mine.id, 'succeeded');
+    const refund = store.createRefund('acct_a', 'refund-key', { charge: mine.id }).object;
+    store.newEvent('refund.succeeded', refund);
+    const ledger = store.ledger('order-1');
+    assert.deepEqual(
+      ledger.charges.map((c) => [c.id, c.status, c.refunded]),
+      [[mine.id, 'succeeded', true]],
+    );
+    assert.deepEqual(
+      ledger.refunds.map((r) => r.id),
+      [refund.id],
+    );
+    assert.deepEqual(
+      ledger.events.map((e) => e.type),
+      ['refund.succeeded'],
+    );
+    assert.deepEqual(
+      store.listCharges('acct_a', { reference: 'order-1', limit: 10 }).map((c) => c.id),
+      [mine.id],
+    );
+    assert.deepEqual(store.listCharges('acct_b', { reference: 'order-1', limit: 10 }), []);
+    assert.deepEqual(store.ledger('order-unknown'), { charges: [], refunds: [], events: [], deliveries: [] });
+  });
 });

@@ -87,6 +87,14 @@ export class PspRequestError extends DomainError {}
 
 const newId = (prefix: string) => `${prefix}_${randomBytes(12).toString('hex')}`;
 
+/** What the store holds of one reference, in creation order. */
+interface ReferenceEntries {
+  charges: Map<string, Charge>;
+  refunds: Map<string, Refund>;
+  events: WebhookEvent[];
+  deliveries: Delivery[];
+}
+
 /**
  * The simulator's whole state: it is the external system and owns nothing of ours. In memory, and with a
  * journal (PSP_SIM_STATE_FILE) every change is also appended to disk and replayed when the process starts.
@@ -97,6 +105,8 @@ export class PspStore {
   readonly events: WebhookEvent[] = [];
   readonly deliveries: Delivery[] = [];
   private readonly idempotency = new Map<string, IdempotentRequest>();
+  /** Everything of one reference, so that a ledger or a list by reference does not scan every charge. */
+  private readonly byReference = new Map<string, ReferenceEntries>();
 
   constructor(private readonly journal?: PspJournal) {
     for (const entry of journal?.read() ?? []) this.apply(entry);
@@ -105,25 +115,29 @@ export class PspStore {
   /** Records a delivery attempt of a webhook. */
   recordDelivery(delivery: Delivery): void {
     this.deliveries.push(delivery);
+    this.entriesOf(delivery.reference).deliveries.push(delivery);
     this.journal?.append({ t: 'delivery', v: { ...delivery } });
   }
 
   private apply(entry: JournalEntry): void {
     switch (entry.t) {
       case 'charge':
-        this.charges.set(entry.v.id, entry.v as unknown as Charge);
+        this.keep(entry.v as unknown as Charge);
         break;
       case 'refund':
-        this.refunds.set(entry.v.id, entry.v as unknown as Refund);
+        this.keep(entry.v as unknown as Refund);
         break;
       case 'idem':
         this.idempotency.set(entry.k, entry.v);
         break;
       case 'event':
-        this.events.push(entry.v as unknown as WebhookEvent);
+        this.keepEvent(entry.v as unknown as WebhookEvent);
         break;
       case 'delivery':
         this.deliveries.push(entry.v as unknown as Delivery);
+        this.entriesOf((entry.v as unknown as Delivery).reference).deliveries.push(
+          entry.v as unknown as Delivery,
+        );
         break;
     }
   }
@@ -236,7 +250,7 @@ export class PspStore {
       return { object: objects.get(existing.objectId)!, replayed: true };
     }
     const object = create();
-    objects.set(object.id, object);
+    this.keep(object as unknown as Charge | Refund);
     const request = { fingerprint: print, objectId: object.id };
     this.idempotency.set(`${account}:${key}`, request);
     const kind = (object as unknown as { object: string }).object === 'refund' ? 'refund' : 'charge';
@@ -261,7 +275,7 @@ export class PspStore {
       account: object.account,
       data: { object: { ...object } },
     } as WebhookEvent;
-    this.events.push(event);
+    this.keepEvent(event);
     this.journal?.append({ t: 'event', v: { ...event } as unknown as { id: string } });
     return event;
   }
@@ -272,7 +286,10 @@ export class PspStore {
     filter: { reference?: string; from?: Date; to?: Date; limit: number },
   ): Charge[] {
     const out: Charge[] = [];
-    for (const c of this.charges.values()) {
+    const charges = filter.reference
+      ? (this.byReference.get(filter.reference)?.charges.values() ?? [])
+      : this.charges.values();
+    for (const c of charges) {
       if (c.account !== account) continue;
       if (filter.reference && c.reference !== filter.reference) continue;
       const at = Date.parse(c.createdAt);
@@ -286,11 +303,38 @@ export class PspStore {
 
   /** Everything the PSP knows about one reference, for tests. */
   ledger(reference: string) {
+    const entries = this.byReference.get(reference);
     return {
-      charges: [...this.charges.values()].filter((c) => c.reference === reference),
-      refunds: [...this.refunds.values()].filter((r) => r.reference === reference),
-      events: this.events.filter((e) => e.data.object.reference === reference),
-      deliveries: this.deliveries.filter((d) => d.reference === reference),
+      charges: [...(entries?.charges.values() ?? [])],
+      refunds: [...(entries?.refunds.values() ?? [])],
+      events: [...(entries?.events ?? [])],
+      deliveries: [...(entries?.deliveries ?? [])],
     };
+  }
+
+  /** Stores a charge or refund (a journal replays later versions of one id: the last one wins). */
+  private keep(object: Charge | Refund): void {
+    const entries = this.entriesOf(object.reference);
+    if (object.object === 'refund') {
+      this.refunds.set(object.id, object);
+      entries.refunds.set(object.id, object);
+    } else {
+      this.charges.set(object.id, object);
+      entries.charges.set(object.id, object);
+    }
+  }
+
+  private keepEvent(event: WebhookEvent): void {
+    this.events.push(event);
+    this.entriesOf(event.data.object.reference).events.push(event);
+  }
+
+  private entriesOf(reference: string): ReferenceEntries {
+    let entries = this.byReference.get(reference);
+    if (!entries) {
+      entries = { charges: new Map(), refunds: new Map(), events: [], deliveries: [] };
+      this.byReference.set(reference, entries);
+    }
+    return entries;
   }
 }

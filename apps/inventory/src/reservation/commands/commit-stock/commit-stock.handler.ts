@@ -79,7 +79,7 @@ export class CommitStockHandler {
 
     const released = rows.filter((r) => r.status === 'released').map((r) => r.sku);
     const flags = released.length > 0 ? await stockFlags(tx, tenantId, released) : new Map();
-    const settled = await withSavepoint(tx, 'settle_payment', async () => {
+    const settle = async () => {
       const lines: SettledLine[] = [];
       for (const r of rows) {
         const line = { sku: r.sku, quantity: r.qty };
@@ -94,7 +94,12 @@ export class CommitStockHandler {
       }
       const decision = decidePayment(lines);
       return { keep: decision.kind !== 'unavailable', value: { lines, decision } };
-    });
+    };
+    // Held lines only move from reserved to sold, which cannot come back short: the savepoint (undone when a
+    // released line cannot be taken again) is needed only when the TTL released a line.
+    const settled = rows.every((r) => r.status === 'held')
+      ? (await settle()).value
+      : await withSavepoint(tx, 'settle_payment', settle);
 
     const { lines, decision } = settled;
     const all: Line[] = lines.map(({ sku, quantity }) => ({ sku, quantity }));
