@@ -13,7 +13,7 @@ import {
   up,
 } from '@checkout/local-stack';
 import { formatVerdict, runConservationCheck, serviceDataSource, waitFor } from '@checkout/testing';
-import { CheckoutApi, SERVICE_URLS, TENANT_KEYS, uniqueSku } from '@checkout/e2e';
+import { CheckoutApi, conservationTarget, uniqueSku } from '@checkout/e2e';
 import { percentile, report } from '../report';
 import { NODE_SERVICES, STACK_PROCESSES, Sample, cpuBetween, sample, stackPids } from './procs';
 import { SagaWatch } from './watch';
@@ -309,17 +309,10 @@ async function saturation(watch: SagaWatch, sku: string, inflight: number, secon
 async function conservationOf(sku: string, orderIds: string[]) {
   log(`conservation: checking ${orderIds.length} orders`);
   const check = () =>
-    runConservationCheck(
-      {
-        orderUrl: SERVICE_URLS.order,
-        inventoryUrl: SERVICE_URLS.inventory,
-        paymentUrl: SERVICE_URLS.payment,
-        pspUrl: SERVICE_URLS.psp,
-        apiKey: TENANT_KEYS.acme,
-        concurrency: 16,
-      },
-      { skus: [{ sku, initial: SKU_UNITS, exclusive: true }], orderIds },
-    );
+    runConservationCheck(conservationTarget('acme', { concurrency: 16 }), {
+      skus: [{ sku, initial: SKU_UNITS, exclusive: true }],
+      orderIds,
+    });
   // A saga's last event is seen a moment before its order shows SHIPPED: asked again a few times.
   let verdict = await check();
   for (let again = 0; again < 3 && !verdict.clean; again += 1) {

@@ -1,5 +1,5 @@
 import { TERMINAL_ORDER_STATUSES } from '@checkout/contracts';
-import { SERVICE_URLS, TENANT_KEYS } from '@checkout/e2e';
+import { TENANT_KEYS, conservationTarget } from '@checkout/e2e';
 import { ConservationVerdict, runConservationCheck, waitFor } from '@checkout/testing';
 import { ChaosContext } from './context';
 import { awaitDelivery } from './delivery-sources';
@@ -68,20 +68,10 @@ export async function settle(workload: Workload, timeoutMs: number): Promise<num
  */
 export async function conservation(workload: Workload, timeoutMs: number): Promise<ConservationVerdict> {
   const check = () =>
-    runConservationCheck(
-      {
-        orderUrl: SERVICE_URLS.order,
-        inventoryUrl: SERVICE_URLS.inventory,
-        paymentUrl: SERVICE_URLS.payment,
-        pspUrl: SERVICE_URLS.psp,
-        apiKey: TENANT_KEYS[workload.scenario.api.tenant],
-        unavailableMs: 120_000,
-      },
-      {
-        skus: [...workload.scenario.skus].map(([sku, initial]) => ({ sku, initial, exclusive: true })),
-        orderIds: workload.orders,
-      },
-    );
+    runConservationCheck(conservationTarget(workload.scenario.api.tenant, { unavailableMs: 120_000 }), {
+      skus: [...workload.scenario.skus].map(([sku, initial]) => ({ sku, initial, exclusive: true })),
+      orderIds: workload.orders,
+    });
   let verdict = await check();
   const giveUpAt = Date.now() + timeoutMs;
   while (!verdict.clean && Date.now() < giveUpAt) {

@@ -16,7 +16,7 @@ import {
   StockView,
   VoucherCreated,
 } from '@checkout/contracts';
-import { loadStackConfig } from '@checkout/testing';
+import { ConservationTarget, loadStackConfig } from '@checkout/testing';
 
 /** Dev API keys of the seed tenants (libs/service-kit TenantRegistry, dev seed only). */
 export const TENANT_KEYS = { acme: 'acme-dev-key', globex: 'globex-dev-key' } as const;
@@ -37,6 +37,19 @@ export const SERVICE_URLS = {
   psp: url('psp-simulator'),
 } as const;
 export type ServiceName = keyof typeof SERVICE_URLS;
+
+/** Where the conservation checker reads the local stack's services, as one tenant. */
+export const conservationTarget = (
+  tenant: TenantName,
+  options: Pick<ConservationTarget, 'concurrency' | 'timeoutMs' | 'unavailableMs'> = {},
+): ConservationTarget => ({
+  orderUrl: SERVICE_URLS.order,
+  inventoryUrl: SERVICE_URLS.inventory,
+  paymentUrl: SERVICE_URLS.payment,
+  pspUrl: SERVICE_URLS.psp,
+  apiKey: TENANT_KEYS[tenant],
+  ...options,
+});
 
 /** A SKU no other spec uses: the prefix says what the SKU is for, the suffix makes it unique. */
 export const uniqueSku = (prefix: string) => `${prefix}-${randomBytes(5).toString('hex').toUpperCase()}`;

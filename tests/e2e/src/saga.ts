@@ -15,8 +15,7 @@ import {
   CheckoutRequest,
   NotificationView,
   OrderView,
-  SERVICE_URLS,
-  TENANT_KEYS,
+  conservationTarget,
   uniqueSku,
 } from './api';
 
@@ -270,20 +269,11 @@ export class SagaScenario {
    * every saga ended, and (the SKUs are the scenario's alone) units sold = units of the orders that kept them.
    */
   async expectConserved(): Promise<void> {
-    const verdict = await runConservationCheck(
-      {
-        orderUrl: SERVICE_URLS.order,
-        inventoryUrl: SERVICE_URLS.inventory,
-        paymentUrl: SERVICE_URLS.payment,
-        pspUrl: SERVICE_URLS.psp,
-        apiKey: TENANT_KEYS[this.api.tenant],
-      },
-      {
-        // Every order that touched these SKUs is this scenario's: the checker also matches sold units to orders.
-        skus: [...this.skus].map(([sku, initial]) => ({ sku, initial, exclusive: true })),
-        orderIds: this.orders,
-      },
-    );
+    const verdict = await runConservationCheck(conservationTarget(this.api.tenant), {
+      // Every order that touched these SKUs is this scenario's: the checker also matches sold units to orders.
+      skus: [...this.skus].map(([sku, initial]) => ({ sku, initial, exclusive: true })),
+      orderIds: this.orders,
+    });
     assert.ok(verdict.clean, formatVerdict(verdict));
     assert.equal(verdict.orders, this.orders.length);
     assert.equal(verdict.skus, this.skus.size);
