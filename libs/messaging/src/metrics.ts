@@ -31,7 +31,7 @@ export const handlerDuration = (registry: Registry) =>
     () =>
       new Histogram<'consumer' | 'type'>({
         name: 'messaging_handler_duration_seconds',
-        help: 'Handler time per event, inbox included',
+        help: 'Handler time per event, inbox included; an event applied in a chunk counts its share of the chunk',
         labelNames: ['consumer', 'type'],
         registers: [registry],
       }),

@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { SagaEvent, parseEvent } from '@checkout/contracts';
 import { orderCreatedPayload, rawSagaEvent, scratchDatabase } from '@checkout/testing';
 import { KafkaMessage } from 'kafkajs';
+import { Registry } from 'prom-client';
 import { EntityManager } from 'typeorm';
 import {
   CreateMessagingTables1764680000000,
@@ -119,9 +120,13 @@ describe('inbox transport: chunks of one transaction and saga locks', () => {
   });
 
   /** A transport whose order.created handler takes one event at a time (no `batch: true`). */
-  const perEvent = (handle: (e: SagaEvent, ctx: InboxContext) => Promise<void>): InboxTransport => {
+  const perEvent = (
+    handle: (e: SagaEvent, ctx: InboxContext) => Promise<void>,
+    registry?: Registry,
+  ): InboxTransport => {
     const t = new InboxTransport({
       name: `chunks-${randomUUID().slice(0, 8)}`,
+      registry,
       brokers: ['127.0.0.1:1'],
       dataSource: scratch.dataSource,
       logger: quiet,
@@ -144,10 +149,11 @@ describe('inbox transport: chunks of one transaction and saga locks', () => {
   it('applies a chunk of events in one transaction, the handler once per event in offset order', async () => {
     const events = [orderCreated('t1'), orderCreated('t1'), orderCreated('t2')];
     const calls: { eventId: string; txid: string }[] = [];
+    const registry = new Registry();
     const t = perEvent(async (e, ctx) => {
       const [row] = await ctx.tx.query(`SELECT txid_current()::text AS txid`);
       calls.push({ eventId: e.eventId, txid: row.txid as string });
-    });
+    }, registry);
     await t.deliver(
       'order.created',
       0,
@@ -158,6 +164,15 @@ describe('inbox transport: chunks of one transaction and saga locks', () => {
       events.map((e) => e.eventId),
     );
     assert.equal(new Set(calls.map((c) => c.txid)).size, 1);
+    // Each event of the chunk is timed (its share of the chunk) and counted.
+    const metrics = await registry.getMetricsAsJSON();
+    const count = (name: string) =>
+      metrics
+        .find((m) => m.name === name)
+        ?.values.filter((v) => (v as { metricName?: string }).metricName?.endsWith('_count') ?? true)
+        .reduce((n, v) => n + v.value, 0);
+    assert.equal(count('messaging_handler_duration_seconds'), 3);
+    assert.equal(count('messaging_consumed_total'), 3);
   });
 
   it('applies a failing chunk again event by event: each event once, none held back', async () => {
