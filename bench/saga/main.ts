@@ -330,6 +330,12 @@ async function conservationOf(sku: string, orderIds: string[]) {
   };
 }
 
+/** RSS of every process of the stack now, in MB. */
+function rssNow(): Record<string, number> {
+  const s = sample(stackPids(config));
+  return Object.fromEntries(Object.entries(s.rssMb).map(([k, v]) => [k, round(v)]));
+}
+
 /**
  * RSS of every process with no saga open, after a 5 s pause: what a leak grows from one sample to the next. The
  * checkpoints below are taken under whatever load runs then (the last one in a closed loop with `--inflight`
@@ -337,8 +343,7 @@ async function conservationOf(sku: string, orderIds: string[]) {
  */
 async function rssAtRest(watch: SagaWatch): Promise<{ sagas: number; mb: Record<string, number> }> {
   await sleep(5_000);
-  const s = sample(stackPids(config));
-  const mb = Object.fromEntries(Object.entries(s.rssMb).map(([k, v]) => [k, round(v)]));
+  const mb = rssNow();
   log(`RSS at rest after ${watch.shippedSeen} sagas: ${JSON.stringify(mb)}`);
   return { sagas: watch.shippedSeen, mb };
 }
@@ -349,8 +354,7 @@ function rssCheckpoints(watch: SagaWatch, checkpoints: number[]) {
   const timer = setInterval(() => {
     for (const c of checkpoints) {
       if (rss[`after${c}`] || watch.shippedSeen < c) continue;
-      const s = sample(stackPids(config));
-      rss[`after${c}`] = Object.fromEntries(Object.entries(s.rssMb).map(([k, v]) => [k, round(v)]));
+      rss[`after${c}`] = rssNow();
       log(`RSS after ${c} sagas: ${JSON.stringify(rss[`after${c}`])}`);
     }
   }, 500);

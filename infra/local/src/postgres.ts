@@ -294,9 +294,10 @@ function socketDirOf(config: StackConfig): string {
  */
 export function databaseUrl(config: StackConfig, database: string): string {
   const url = `postgres://${serviceRole(database)}:${encodeURIComponent(config.devDbPassword)}@127.0.0.1:${config.pg.port}/${database}`;
-  const socket = join(socketDirOf(config), `.s.PGSQL.${config.pg.port}`);
+  const dir = socketDirOf(config);
+  const socket = join(dir, `.s.PGSQL.${config.pg.port}`);
   if (Buffer.byteLength(socket) > 100 || !existsSync(socket)) return url;
-  return `${url}?host=${encodeURIComponent(socketDirOf(config))}`;
+  return `${url}?host=${encodeURIComponent(dir)}`;
 }
 
 /** Lets the Debezium role read the outbox table (and nothing else) once the migrations have created it. */

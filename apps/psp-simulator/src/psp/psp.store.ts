@@ -114,8 +114,7 @@ export class PspStore {
 
   /** Records a delivery attempt of a webhook. */
   recordDelivery(delivery: Delivery): void {
-    this.deliveries.push(delivery);
-    this.entriesOf(delivery.reference).deliveries.push(delivery);
+    this.keepDelivery(delivery);
     this.journal?.append({ t: 'delivery', v: { ...delivery } });
   }
 
@@ -134,10 +133,7 @@ export class PspStore {
         this.keepEvent(entry.v as unknown as WebhookEvent);
         break;
       case 'delivery':
-        this.deliveries.push(entry.v as unknown as Delivery);
-        this.entriesOf((entry.v as unknown as Delivery).reference).deliveries.push(
-          entry.v as unknown as Delivery,
-        );
+        this.keepDelivery(entry.v as unknown as Delivery);
         break;
     }
   }
@@ -291,7 +287,6 @@ export class PspStore {
       : this.charges.values();
     for (const c of charges) {
       if (c.account !== account) continue;
-      if (filter.reference && c.reference !== filter.reference) continue;
       const at = Date.parse(c.createdAt);
       if (filter.from && at < filter.from.getTime()) continue;
       if (filter.to && at >= filter.to.getTime()) continue;
@@ -322,6 +317,11 @@ export class PspStore {
       this.charges.set(object.id, object);
       entries.charges.set(object.id, object);
     }
+  }
+
+  private keepDelivery(delivery: Delivery): void {
+    this.deliveries.push(delivery);
+    this.entriesOf(delivery.reference).deliveries.push(delivery);
   }
 
   private keepEvent(event: WebhookEvent): void {
