@@ -69,6 +69,7 @@ describe('bootstrapService / createService', () => {
     const res = await plain.post(SENT);
     assert.equal(res.status, 201);
     assert.equal(res.headers.get('x-powered-by'), null);
+    assert.equal(res.headers.get('etag'), null);
     assert.deepEqual(await res.json(), { raw: null, body: { b: 1, a: 'été' } });
   });
 

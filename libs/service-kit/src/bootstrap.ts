@@ -53,6 +53,9 @@ export async function createService(
   app.use(bodyParserErrors);
   app.useGlobalFilters(new DomainErrorFilter(logger));
   app.set('x-powered-by', false);
+  // No ETag: every answer is `Cache-Control: no-store`, so no client revalidates one, and hashing each body
+  // was 0.6% of a refused checkout's CPU.
+  app.set('etag', false);
   return app;
 }
 
