@@ -1,5 +1,5 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 /** p-th percentile (0..100) of a list of numbers, nearest-rank. */
 export function percentile(values: number[], p: number): number {
@@ -14,9 +14,9 @@ export function report(
   meta: Record<string, unknown> = {},
 ): void {
   console.table(rows);
-  const dir = join(__dirname, '..', 'results');
-  mkdirSync(dir, { recursive: true });
-  const file = join(dir, `${name}.json`);
+  // `name` may name a sub-folder (`s34/flash`): it is made with the rest.
+  const file = join(__dirname, '..', 'results', `${name}.json`);
+  mkdirSync(dirname(file), { recursive: true });
   writeFileSync(file, JSON.stringify({ name, at: new Date().toISOString(), ...meta, rows }, null, 2));
   console.log(`wrote ${file}`);
 }
