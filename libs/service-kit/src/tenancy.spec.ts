@@ -27,6 +27,15 @@ describe('TenantRegistry.fromEnv: TENANTS', () => {
     assert.equal(r.byApiKey('initech-key')?.id, 'initech');
   });
 
+  it('finds a tenant by its API key among thousands, and no tenant by a wrong or hashed key', () => {
+    const many = Array.from({ length: 5_000 }, (_, i) => tenant(`t${i}`));
+    const r = new TenantRegistry(many);
+    assert.equal(r.byApiKey('t0-key')?.id, 't0');
+    assert.equal(r.byApiKey('t4999-key')?.id, 't4999');
+    assert.equal(r.byApiKey('t5000-key'), undefined);
+    assert.equal(r.byApiKey(hashApiKey('t7-key')), undefined, 'the stored digest is no credential');
+  });
+
   it('never prints a malformed secret, neither broken JSON nor a bad field', () => {
     const broken = `[{"id":"initech","apiKeySha256":"${SECRET}"`;
     const json = failure(() => TenantRegistry.fromEnv({ TENANTS: broken }));

@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { CanActivate, ExecutionContext, Injectable, createParamDecorator } from '@nestjs/common';
 import { Request } from 'express';
 import { z } from 'zod';
@@ -105,12 +105,16 @@ function refuseDuplicates<T>(name: string, entries: T[], key: (e: T) => string, 
 /** The tenants known to a service: from TENANTS (JSON array) and, in dev, the seed. */
 export class TenantRegistry {
   private readonly byId = new Map<string, Tenant>();
+  private readonly byKeyHash = new Map<string, Tenant>();
 
   constructor(tenants: Tenant[]) {
     const parsed = tenants.map((t) => TenantSchema.parse(t));
     refuseDuplicates('tenants', parsed, (t) => t.id, 'tenant id');
     refuseDuplicates('tenants', parsed, (t) => t.apiKeySha256, 'API key');
-    for (const t of parsed) this.byId.set(t.id, t);
+    for (const t of parsed) {
+      this.byId.set(t.id, t);
+      this.byKeyHash.set(t.apiKeySha256, t);
+    }
   }
 
   /** Reads TENANTS (a JSON array of Tenant) and adds the dev seed when DEV_SEED=true. */
@@ -130,13 +134,14 @@ export class TenantRegistry {
     return [...this.byId.values()];
   }
 
-  /** The tenant whose API key this is, compared in constant time. */
+  /**
+   * The tenant whose API key this is, looked up by the key's SHA-256 (one hash and one map read per request, however
+   * many tenants). The lookup's timing can tell at most how a caller's digest compares with a stored one, and a
+   * digest does not lead back to a key; the constant-time compare against every tenant it replaces cost a hash
+   * decode per tenant per request.
+   */
   byApiKey(key: string): Tenant | undefined {
-    const hash = Buffer.from(hashApiKey(key), 'hex');
-    for (const t of this.byId.values()) {
-      if (timingSafeEqual(hash, Buffer.from(t.apiKeySha256, 'hex'))) return t;
-    }
-    return undefined;
+    return this.byKeyHash.get(hashApiKey(key));
   }
 }
 
@@ -147,6 +152,7 @@ export class TenantRegistry {
 export class PspCredentialRegistry {
   private readonly byTenant = new Map<string, PspCredentials>();
   private readonly byAccount = new Map<string, PspCredentials>();
+  private readonly bySecretKeyHash = new Map<string, PspCredentials>();
 
   constructor(credentials: PspCredentials[]) {
     const parsed = credentials.map((c) => PspCredentialsSchema.parse(c));
@@ -156,6 +162,7 @@ export class PspCredentialRegistry {
     for (const c of parsed) {
       this.byTenant.set(c.tenantId, c);
       this.byAccount.set(c.accountId, c);
+      this.bySecretKeyHash.set(hashApiKey(c.secretKey), c);
     }
   }
 
@@ -181,14 +188,9 @@ export class PspCredentialRegistry {
     return this.byAccount.get(accountId);
   }
 
-  /** The account whose secret key this is, compared in constant time (the PSP side). */
+  /** The account whose secret key this is (the PSP side), looked up by its SHA-256 as byApiKey looks up a tenant. */
   bySecretKey(key: string): PspCredentials | undefined {
-    const given = createHash('sha256').update(key).digest();
-    let found: PspCredentials | undefined;
-    for (const c of this.byAccount.values()) {
-      if (timingSafeEqual(given, createHash('sha256').update(c.secretKey).digest())) found = c;
-    }
-    return found;
+    return this.bySecretKeyHash.get(hashApiKey(key));
   }
 
   all(): PspCredentials[] {
