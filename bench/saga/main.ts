@@ -380,9 +380,13 @@ async function loadRun(): Promise<{ rows: Record<string, unknown>[]; meta: Recor
   if (warmup > 0) await steady(`warm-up (not measured) ${rate}/s`, watch, sku, rate, warmup);
   const low = await steady(`steady ${rate}/s`, watch, sku, rate, num('low'));
   const restEarly = await rssAtRest(watch);
-  const sat = await saturation(watch, sku, num('inflight'), num('sat'));
-  const highRate = Math.max(1, sat.sagasPerSecond * 0.8);
-  const high = await steady('80% of saturation', watch, sku, highRate, Math.round(highRate * num('high')));
+  // `--sat 0` skips saturation, and with it the 80% phase that is paced from it; `--high 0` skips that one alone.
+  const sat = num('sat') > 0 ? await saturation(watch, sku, num('inflight'), num('sat')) : undefined;
+  const highRate = Math.max(1, (sat?.sagasPerSecond ?? 0) * 0.8);
+  const high =
+    sat && num('high') > 0
+      ? await steady('80% of saturation', watch, sku, highRate, Math.round(highRate * num('high')))
+      : undefined;
   const last = checkpoints[checkpoints.length - 1] ?? 0;
   if (watch.shippedSeen < last) {
     log(`closed loop until ${last} sagas for the RSS checkpoints`);
@@ -401,16 +405,18 @@ async function loadRun(): Promise<{ rows: Record<string, unknown>[]; meta: Recor
   const restLate = await rssAtRest(watch);
   await watch.stop();
   const conservation = await conservationOf(sku, [...watch.sagas.keys()]);
-  const phases = [low, sat, high];
+  const phases = [low, sat, high].filter((ph) => ph !== undefined);
+  const cpuOf = (ph: typeof low | undefined, p: string) =>
+    ph === undefined ? '' : p === 'total' ? ph.cpuMsPerSaga : ph.cpuMsPerSagaByProcess[p];
   const rows = ['total', ...STACK_PROCESSES].map((p) => ({
     process: p,
-    [`cpu ms/saga @${rate}/s`]: p === 'total' ? low.cpuMsPerSaga : low.cpuMsPerSagaByProcess[p],
-    'cpu ms/saga @sat': p === 'total' ? sat.cpuMsPerSaga : sat.cpuMsPerSagaByProcess[p],
-    'cpu ms/saga @80%': p === 'total' ? high.cpuMsPerSaga : high.cpuMsPerSagaByProcess[p],
+    [`cpu ms/saga @${rate}/s`]: cpuOf(low, p),
+    'cpu ms/saga @sat': cpuOf(sat, p),
+    'cpu ms/saga @80%': cpuOf(high, p),
     ...Object.fromEntries(
       checkpoints.map((c) => [`rss MB @${c}`, p === 'total' ? '' : rss.rss[`after${c}`]?.[p]]),
     ),
-    'el p99 ms @sat': sat.eventLoopP99Ms[p] ?? '',
+    'el p99 ms @sat': sat?.eventLoopP99Ms[p] ?? '',
   }));
   for (const ph of phases)
     log(
@@ -421,13 +427,13 @@ async function loadRun(): Promise<{ rows: Record<string, unknown>[]; meta: Recor
   return {
     rows,
     meta: {
-      cpuMsPerSaga: sat.cpuMsPerSaga,
-      cpuMsPerSagaByProcess: sat.cpuMsPerSagaByProcess,
-      sagasPerSecond: sat.sagasPerSecond,
+      cpuMsPerSaga: sat?.cpuMsPerSaga ?? null,
+      cpuMsPerSagaByProcess: sat?.cpuMsPerSagaByProcess ?? null,
+      sagasPerSecond: sat?.sagasPerSecond ?? null,
       paidLatencyMs: low.paidLatencyMs,
       shippedLatencyMs: low.shippedLatencyMs,
-      paidLatencyMsAt80: high.paidLatencyMs,
-      shippedLatencyMsAt80: high.shippedLatencyMs,
+      paidLatencyMsAt80: high?.paidLatencyMs ?? null,
+      shippedLatencyMsAt80: high?.shippedLatencyMs ?? null,
       eventLoopP99Ms: Object.fromEntries(phases.map((ph) => [ph.name, ph.eventLoopP99Ms])),
       rssMb: rss.rss,
       rssAtRest: [restEarly, restLate],

@@ -1,4 +1,4 @@
-// Tracing first: it instruments http, express and pg as they load.
+// Tracing first: it instruments http and pg as they load.
 import '@checkout/tracing/register';
 import 'reflect-metadata';
 import { runService } from '@checkout/service-kit';

@@ -1,4 +1,4 @@
 import { startTracing } from './tracing';
 
-// Imported first by every service's main.ts, before Express and pg load, so their instrumentation applies.
+// Imported first by every service's main.ts, before http and pg load, so their instrumentation applies.
 startTracing(process.env.SERVICE_NAME ?? 'unknown-service');
