@@ -31,6 +31,22 @@ export interface HttpPathResult {
 
 const round = (x: number, digits = 2) => +x.toFixed(digits);
 
+/** One POST over `pool`: the answer's status once its body is read, or 0 when none came (refused, reset). */
+export function postStatus(
+  pool: Pool,
+  path: string,
+  headers: Record<string, string>,
+  body: string,
+): Promise<number> {
+  return pool
+    .request({ method: 'POST', path, headers, body })
+    .then(async (res) => {
+      await res.body.dump();
+      return res.statusCode;
+    })
+    .catch(() => 0);
+}
+
 /** `requests` calls at `clients` concurrency over one keep-alive pool; the serving process's CPU from /proc. */
 export async function drive(target: HttpTarget, requests: number, clients: number): Promise<HttpPathResult> {
   const pool = new Pool(target.origin, { connections: clients, pipelining: 1 });
@@ -46,13 +62,7 @@ export async function drive(target: HttpTarget, requests: number, clients: numbe
         while (next < requests) {
           next += 1;
           const start = performance.now();
-          const status = await pool
-            .request({ method: 'POST', path: target.path, headers: target.headers(), body: target.body() })
-            .then(async (res) => {
-              await res.body.dump();
-              return res.statusCode;
-            })
-            .catch(() => 0);
+          const status = await postStatus(pool, target.path, target.headers(), target.body());
           latencies.push(performance.now() - start);
           statuses[status] = (statuses[status] ?? 0) + 1;
         }

@@ -18,7 +18,7 @@ import { CheckoutApi, conservationTarget, uniqueSku } from '@checkout/e2e';
 import { percentile, report } from '../report';
 import { NODE_SERVICES, STACK_PROCESSES, Sample, cpuBetween, sample, stackPids } from './procs';
 import { SagaWatch } from './watch';
-import { HttpPathResult, HttpTarget, drive, startBareGate } from './http-path';
+import { HttpPathResult, HttpTarget, drive, postStatus, startBareGate } from './http-path';
 
 /**
  * The cost of one checkout saga on the local stack, as a user loads it (issue 16 item 1, issue 19):
@@ -116,6 +116,13 @@ async function sellableSku(prefix: string, available: number): Promise<string> {
   return sku;
 }
 
+/** The headers of one checkout by the dev tenant, under a new Idempotency-Key unless a retry gives its own. */
+const checkoutHeaders = (idempotencyKey: string = randomUUID()) => ({
+  authorization: `Bearer ${api.key}`,
+  'content-type': 'application/json',
+  'idempotency-key': idempotencyKey,
+});
+
 const body = (sku: string) => ({
   customerId: `bench-${randomUUID()}`,
   currency: 'VND',
@@ -128,11 +135,7 @@ async function offer(watch: SagaWatch, sku: string, errors: Map<string, number>)
   // Not the e2e client: its 30 s timeout and resend would drop slow accepts from the latency figures.
   const answer = await fetch(`${ORDER_URL}/v1/checkout`, {
     method: 'POST',
-    headers: {
-      authorization: `Bearer ${api.key}`,
-      'content-type': 'application/json',
-      'idempotency-key': randomUUID(),
-    },
+    headers: checkoutHeaders(),
     body: JSON.stringify(body(sku)),
     signal: AbortSignal.timeout(120_000),
   })
@@ -515,22 +518,7 @@ async function flashAttempts(sku: string, attempts: number, clients: number) {
   const statuses = new Map<number, number>();
   const pool = new Pool(ORDER_URL, { connections: clients, pipelining: 1 });
   const send = (key: string, payload: string) =>
-    pool
-      .request({
-        method: 'POST',
-        path: '/v1/checkout',
-        headers: {
-          authorization: `Bearer ${api.key}`,
-          'content-type': 'application/json',
-          'idempotency-key': key,
-        },
-        body: payload,
-      })
-      .then(async (res) => {
-        await res.body.dump();
-        return res.statusCode;
-      })
-      .catch(() => 0);
+    postStatus(pool, '/v1/checkout', checkoutHeaders(key), payload);
   let next = 0;
   let retries = 0;
   const t0 = performance.now();
@@ -641,11 +629,7 @@ async function httpPathRun(requests: number) {
     name: 'order',
     origin: ORDER_URL,
     path: '/v1/checkout',
-    headers: () => ({
-      authorization: `Bearer ${api.key}`,
-      'content-type': 'application/json',
-      'idempotency-key': randomUUID(),
-    }),
+    headers: () => checkoutHeaders(),
     body: () => JSON.stringify(body(sku)),
     pid: orderPid,
   });
