@@ -58,7 +58,9 @@ export function outboxConnector(service: ServiceSpec): ConnectorDefinition {
       // connector costs about 0.3% of a core more at 50 than at 200 ms (bench/results/s32/lat*, idle-agent-*).
       // Debezium spins on the clock for up to 1 ms at the end of each quiet poll (Threads.Timer.expired() is
       // `elapsed > interval` while remaining() is `interval - elapsed`): 2% of a core per connector at 50 ms. The
-      // Connect worker's agent (infra/connect-agent) makes it park instead.
+      // Connect worker's agent (infra/connect-agent) makes it park instead, lets the task's quiet poll wait 1 s (a
+      // queued record still wakes it at once), and lets a reader quiet for 1 s wait on its socket for the first
+      // byte instead of this pause.
       'poll.interval.ms': '50',
       // The task returns a record as soon as one is queued. The queue only wakes its poller when max.batch.size
       // records wait, so with the default (2048) a lone record also waited out the task's interval. With 1, a hop

@@ -1,13 +1,83 @@
 import { describe, it } from '@jest/globals';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
+import { AddressInfo, Server, Socket, createServer } from 'node:net';
 import { join } from 'node:path';
 import { loadStackConfig } from '../src/config';
 import { ensureJars } from '../src/jars';
 import { javaCommand } from '../src/prerequisites';
 
 const PROBE = join(__dirname, 'fixtures', 'TimerProbe.java');
+const QUEUE_PROBE = join(__dirname, 'fixtures', 'QueueProbe.java');
+const LOOK_PROBE = join(__dirname, 'fixtures', 'LookProbe.java');
+
+/** The pinned Debezium Postgres plugin's folder: every jar of it, for a probe's class path. */
+function pluginClasspath(): string {
+  const { pluginPath } = ensureJars(loadStackConfig());
+  return join(pluginPath, 'debezium-connector-postgres', '*');
+}
+
+/**
+ * Runs QueueProbe on the pinned Debezium's ChangeEventQueue with our connectors' poll interval (50 ms) and batch
+ * size (1): how long a poll of the empty queue waits, and how long one waits for a record enqueued 100 ms in.
+ */
+function queuePolls(agent?: string): { quietMs: number; recordMs: number; returned: number } {
+  const run = spawnSync(
+    javaCommand(),
+    [...(agent ? [`-javaagent:${agent}`] : []), '-cp', pluginClasspath(), QUEUE_PROBE, '50'],
+    { encoding: 'utf8', timeout: 60_000 },
+  );
+  assert.equal(run.status, 0, run.stderr);
+  const [quietMs, recordMs, returned] = run.stdout.trim().split(' ').map(Number);
+  return { quietMs, recordMs, returned };
+}
+
+/**
+ * Runs LookProbe, pgjdbc's PGStream looking at a socket as the WAL reader does, against a server here that sends
+ * one byte `byteAfterMs` after it accepts: each look until the byte is seen, then one look after the agent's clock
+ * was told WAL data was read.
+ */
+async function socketLooks(
+  byteAfterMs: number,
+  agent?: string,
+): Promise<{ looks: { pending: boolean; ms: number }[]; activeMs: number }> {
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((socket) => {
+    sockets.add(socket);
+    setTimeout(() => socket.write('Z'), byteAfterMs);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const port = (server.address() as AddressInfo).port;
+    const child = spawn(javaCommand(), [
+      ...(agent ? [`-javaagent:${agent}`] : []),
+      '-cp',
+      pluginClasspath(),
+      LOOK_PROBE,
+      String(port),
+    ]);
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    assert.equal(code, 0, stderr);
+    const lines = stdout.trim().split('\n');
+    const active = lines.pop() ?? '';
+    assert.match(active, /^active \d+ false$/);
+    return {
+      looks: lines.map((line) => {
+        const [pending, ms] = line.split(' ');
+        return { pending: pending === 'true', ms: Number(ms) };
+      }),
+      activeMs: Number(active.split(' ')[1]),
+    };
+  } finally {
+    for (const socket of sockets) socket.destroy();
+    await new Promise((resolve) => server.close(resolve));
+  }
+}
 
 /**
  * Runs TimerProbe on the pinned Debezium's own Timer: 100 timers of 2 ms, each waited out the way
@@ -51,6 +121,50 @@ describe('the Kafka Connect worker agent (infra/connect-agent)', () => {
     assert.equal(zeroAnswers(connectAgent), 0);
   });
 
+  it("lets a Connect task's poll of a quiet queue wait 1 s, and still returns a record the moment it is queued", () => {
+    const { connectAgent } = ensureJars(loadStackConfig());
+
+    // Our connectors' 50 ms: without the agent the task thread wakes 20 times a second for nothing.
+    const plain = queuePolls();
+    assert.ok(
+      plain.quietMs < 500,
+      `an unpatched quiet poll waits its 50 ms interval, took ${plain.quietMs} ms`,
+    );
+
+    const patched = queuePolls(connectAgent);
+    assert.ok(patched.quietMs >= 900, `a patched quiet poll waits about 1 s, took ${patched.quietMs} ms`);
+    // The record is enqueued 100 ms into the poll: the poll returns it then, not at the end of its second.
+    assert.equal(patched.returned, 1);
+    assert.ok(patched.recordMs < 600, `the queued record came back after ${patched.recordMs} ms`);
+  });
+
+  it("lets a quiet WAL reader's look wait up to 200 ms for a first byte, and a busy one's 1 ms as before", async () => {
+    const { connectAgent } = ensureJars(loadStackConfig());
+
+    // pgjdbc's own look waits 1 ms: hundreds of them before a byte that comes 700 ms after the connection.
+    const plain = await socketLooks(700);
+    assert.ok(plain.looks.length > 20, `${plain.looks.length} unpatched looks`);
+
+    // Patched, a reader that has read no WAL data yet is quiet: each empty look waits 200 ms, and the look that
+    // is waiting when the byte lands returns at once instead of at the end of its 200 ms.
+    const patched = await socketLooks(700, connectAgent);
+    const empty = patched.looks.filter((look) => !look.pending);
+    const last = patched.looks.at(-1);
+    assert.ok(
+      empty.length >= 2 && empty.length <= 4,
+      `${empty.length} empty looks: ${JSON.stringify(patched.looks)}`,
+    );
+    for (const look of empty) assert.ok(look.ms >= 150, `an empty quiet look took ${look.ms} ms`);
+    assert.equal(last?.pending, true);
+    assert.ok(
+      patched.looks.reduce((sum, look) => sum + look.ms, 0) < 1_500,
+      `the byte was seen when it came: ${JSON.stringify(patched.looks)}`,
+    );
+
+    // A reader that just read WAL data looks for 1 ms, as pgjdbc does, so the pause still batches a busy stream.
+    assert.ok(patched.activeMs < 100, `a look after WAL data took ${patched.activeMs} ms`);
+  });
+
   it("is loaded by the local stack's Connect worker, which patched Debezium's timer", () => {
     const log = readFileSync(join(loadStackConfig().logs, 'connect.log'), 'utf8');
     // The log is appended to across restarts: the worker's last start is what runs now.
@@ -60,6 +174,15 @@ describe('the Kafka Connect worker agent (infra/connect-agent)', () => {
     assert.match(
       lastStart,
       /\[checkout connect-agent\] patched io\.debezium\.util\.Threads\$\d+\.remaining\(\)/,
+    );
+    assert.match(
+      lastStart,
+      /patched io\.debezium\.connector\.base\.ChangeEventQueue\.<init>: quiet poll 1 s/,
+    );
+    assert.match(lastStart, /patched org\.postgresql\.core\.PGStream\.hasMessagePending\(\): quiet look/);
+    assert.match(
+      lastStart,
+      /patched org\.postgresql\.core\.v3\.replication\.V3PGReplicationStream\.readInternal\(\): quiet clock/,
     );
   });
 });

@@ -8,21 +8,33 @@ import './kafka';
 const RequestQueue = createRequire(__filename)('kafkajs/src/network/requestQueue/index.js');
 const silent = { debug() {}, info() {}, warn() {}, error() {} };
 
-function queue(maxInFlightRequests: number | null = null) {
+function queue(
+  maxInFlightRequests: number | null = null,
+  requestTimeout = 30_000,
+  enforceRequestTimeout = false,
+) {
   const sent: number[] = [];
   const q = new RequestQueue({
     maxInFlightRequests,
-    requestTimeout: 30_000,
-    enforceRequestTimeout: false,
+    requestTimeout,
+    enforceRequestTimeout,
     clientId: 'spec',
     broker: '127.0.0.1:1',
     logger: silent,
   });
   let next = 0;
+  const rejected: number[] = [];
   const push = () => {
     const correlationId = next++;
     q.push({
-      entry: { correlationId, apiKey: 1, apiName: 'Fetch', apiVersion: 11, resolve() {}, reject() {} },
+      entry: {
+        correlationId,
+        apiKey: 1,
+        apiName: 'Fetch',
+        apiVersion: 11,
+        resolve() {},
+        reject: () => rejected.push(correlationId),
+      },
       expectResponse: true,
       sendRequest: () => sent.push(correlationId),
     });
@@ -30,7 +42,7 @@ function queue(maxInFlightRequests: number | null = null) {
   };
   const fulfil = (correlationId: number) =>
     q.fulfillRequest({ correlationId, payload: Buffer.alloc(0), size: 0 });
-  return { q, sent, push, fulfil };
+  return { q, sent, rejected, push, fulfil };
 }
 
 /** Resolves once `check` holds, polling each ms, or fails after `ms`. */
@@ -83,5 +95,32 @@ describe('kafkajs idle fix (RequestQueue.scheduleCheckPendingRequests)', () => {
     await until(() => q.throttleCheckTimeoutId === null, 5_000, 'the queue to go quiet');
     await new Promise((r) => setTimeout(r, 30));
     assert.equal(q.throttleCheckTimeoutId, null);
+  });
+});
+
+describe('kafkajs request-timeout sweep (RequestQueue.scheduleRequestTimeoutCheck)', () => {
+  it('sweeps once a second instead of every 100 ms', () => {
+    const { q } = queue(null, 30_000, true);
+    q.scheduleRequestTimeoutCheck();
+    try {
+      assert.equal(q.requestTimeoutIntervalId._idleTimeout, 1_000);
+    } finally {
+      q.destroy();
+    }
+  });
+
+  it('still fails a request that outlives its timeout', async () => {
+    const { q, sent, rejected, push } = queue(null, 50, true);
+    q.scheduleRequestTimeoutCheck();
+    try {
+      const old = push();
+      assert.deepEqual(sent, [old]);
+      await until(() => rejected.length === 1, 5_000, 'the timed-out request to be failed');
+      assert.deepEqual(rejected, [old]);
+      assert.equal(q.inflight.size, 0, 'the failed request leaves the in-flight set');
+      assert.equal(q.requestTimeoutIntervalId._idleTimeout, 50, 'a timeout under 1 s is its own interval');
+    } finally {
+      q.destroy();
+    }
   });
 });

@@ -12,15 +12,29 @@ import { assertKnownKafkajs } from './kafkajs-version';
  * request that cannot go at once is pending and schedules the check; a fulfilled or timed-out request checks the
  * queue itself. Installed once per process when this library loads; refuses a kafkajs whose method it does not
  * know, so an upgrade is a loud test failure instead of a silent double patch.
+ *
+ * It also slows the request-timeout sweep: `scheduleRequestTimeoutCheck` runs a `setInterval` of
+ * `min(requestTimeout, 100)` ms on every broker connection for as long as it is open, to fail requests older than
+ * their timeout (30 s and more; a fetch's is its wait plus 30 s). Ten wakes a second per connection, three to five
+ * connections per service, for a deadline counted in tens of seconds. Once a second is enough: a request that
+ * hangs is failed at most 1 s after its deadline instead of 0.1 s.
  */
 const CHECK_PENDING_REQUESTS_INTERVAL_MS = 10;
+const REQUEST_TIMEOUT_CHECK_MS = 1_000;
 
 interface RequestQueueLike {
   pending: unknown[];
+  inflight: Map<number, { sentAt: number; requestTimeout: number; timeoutRequest(): void }>;
   throttledUntil: number;
   throttleCheckTimeoutId: NodeJS.Timeout | null;
+  requestTimeout: number;
+  enforceRequestTimeout: boolean;
+  requestTimeoutIntervalId?: NodeJS.Timeout;
+  isConnected(): boolean;
+  destroy(): void;
   checkPendingRequests(): void;
   scheduleCheckPendingRequests(): void;
+  scheduleRequestTimeoutCheck(): void;
 }
 
 const patched = Symbol.for('checkout.kafkajs-idle-fix');
@@ -35,7 +49,7 @@ function loadRequestQueue(): { prototype: RequestQueueLike } {
   return require('kafkajs/src/network/requestQueue/index.js');
 }
 
-/** Installs the fixed `scheduleCheckPendingRequests` (idempotent). */
+/** Installs the fixed `scheduleCheckPendingRequests` and the slower `scheduleRequestTimeoutCheck` (idempotent). */
 export function installKafkajsIdleFix(): void {
   assertKnownKafkajs(
     'check whether its idle timer loop is fixed, then update or remove libs/messaging/src/kafkajs-idle-fix.ts',
@@ -51,6 +65,20 @@ export function installKafkajsIdleFix(): void {
         this.checkPendingRequests();
       },
       untilUnthrottled > 0 ? untilUnthrottled : CHECK_PENDING_REQUESTS_INTERVAL_MS,
+    );
+  };
+  // kafkajs 2.2.4's own, but for the interval.
+  proto.scheduleRequestTimeoutCheck = function scheduleRequestTimeoutCheck(this: RequestQueueLike) {
+    if (!this.enforceRequestTimeout) return;
+    this.destroy();
+    this.requestTimeoutIntervalId = setInterval(
+      () => {
+        this.inflight.forEach((request) => {
+          if (Date.now() - request.sentAt > request.requestTimeout) request.timeoutRequest();
+        });
+        if (!this.isConnected()) this.destroy();
+      },
+      Math.min(this.requestTimeout, REQUEST_TIMEOUT_CHECK_MS),
     );
   };
   proto[patched] = true;

@@ -1,6 +1,8 @@
 package dev.checkout.connect;
 
 import static net.bytebuddy.matcher.ElementMatchers.hasSuperType;
+import static net.bytebuddy.matcher.ElementMatchers.isConstructor;
+import static net.bytebuddy.matcher.ElementMatchers.isDeclaredBy;
 import static net.bytebuddy.matcher.ElementMatchers.isInterface;
 import static net.bytebuddy.matcher.ElementMatchers.nameStartsWith;
 import static net.bytebuddy.matcher.ElementMatchers.named;
@@ -9,9 +11,11 @@ import static net.bytebuddy.matcher.ElementMatchers.returns;
 import static net.bytebuddy.matcher.ElementMatchers.takesNoArguments;
 
 import java.lang.instrument.Instrumentation;
+import java.net.Socket;
 import java.time.Duration;
 import net.bytebuddy.agent.builder.AgentBuilder;
 import net.bytebuddy.asm.Advice;
+import net.bytebuddy.asm.MemberSubstitution;
 import net.bytebuddy.description.type.TypeDescription;
 import net.bytebuddy.dynamic.DynamicType;
 import net.bytebuddy.utility.JavaModule;
@@ -31,9 +35,20 @@ import net.bytebuddy.utility.JavaModule;
  * has not expired reports at least 1 ms left, which is true of a timer that counts whole milliseconds: the queue
  * parks for the last millisecond instead of spinning through it. Nothing else changes: a record still wakes the
  * parked poller at once, and an expired timer reports what it reported before.
+ *
+ * <p>It also lets the Connect task's poll of a quiet queue wait 1 s instead of {@code poll.interval.ms}. That setting
+ * paces two threads: the WAL reader's pause after empty reads, which is what each outbox hop waits for, and the
+ * queue's poll, which wakes the task thread 1000/interval times a second only to return nothing (20 at our 50 ms,
+ * 0.4% of a core per connector on this VM, with the whole Connect loop around each empty poll). The queue's poll
+ * needs no short interval: with {@code max.batch.size} 1 every enqueued record signals the parked poller, which
+ * returns it at once. 1 s stays inside Debezium's own bound for giving control back (5 s), so pausing or stopping a
+ * task waits at most that long for the poll in progress.
  */
 public final class QueueTimerAgent {
   static final String TIMER = "io.debezium.util.Threads$Timer";
+  static final String QUEUE = "io.debezium.connector.base.ChangeEventQueue";
+  static final String PG_STREAM = "org.postgresql.core.PGStream";
+  static final String REPLICATION_STREAM = "org.postgresql.core.v3.replication.V3PGReplicationStream";
   static final String TAG = "[checkout connect-agent] ";
 
   private QueueTimerAgent() {}
@@ -44,9 +59,85 @@ public final class QueueTimerAgent {
         // Only Debezium's util package is considered: the cheap name test runs before the hierarchy is read.
         .type(nameStartsWith("io.debezium.util.Threads$").and(not(isInterface())).and(hasSuperType(named(TIMER))))
         .transform(QueueTimerAgent::patchRemaining)
+        .type(named(QUEUE))
+        .transform(QueueTimerAgent::patchQuietPoll)
+        .type(named(PG_STREAM))
+        .transform(QueueTimerAgent::patchQuietLook)
+        .type(named(REPLICATION_STREAM))
+        .transform(QueueTimerAgent::patchReplicationRead)
         .with(new Report())
         .installOn(instrumentation);
-    System.err.println(TAG + "installed: Debezium timers report at least 1 ms left until they expire");
+    System.err.println(
+        TAG
+            + "installed: Debezium timers report at least 1 ms left until they expire; a quiet queue poll waits 1 s;"
+            + " a quiet WAL reader's look waits for a first byte up to "
+            + QuietReplicationWait.QUIET_WAIT_MS
+            + " ms");
+  }
+
+  private static DynamicType.Builder<?> patchQuietPoll(
+      DynamicType.Builder<?> builder,
+      TypeDescription type,
+      ClassLoader loader,
+      JavaModule module,
+      java.security.ProtectionDomain domain) {
+    return builder.visit(Advice.to(QuietPollOfOneSecond.class).on(isConstructor()));
+  }
+
+  private static DynamicType.Builder<?> patchQuietLook(
+      DynamicType.Builder<?> builder,
+      TypeDescription type,
+      ClassLoader loader,
+      JavaModule module,
+      java.security.ProtectionDomain domain) {
+    try {
+      return builder
+          .visit(
+              MemberSubstitution.relaxed()
+                  .method(named("setSoTimeout").and(isDeclaredBy(Socket.class)))
+                  .replaceWith(QuietReplicationWait.class.getMethod("setSoTimeout", Socket.class, int.class))
+                  .on(named("hasMessagePending").and(takesNoArguments())));
+    } catch (NoSuchMethodException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static DynamicType.Builder<?> patchReplicationRead(
+      DynamicType.Builder<?> builder,
+      TypeDescription type,
+      ClassLoader loader,
+      JavaModule module,
+      java.security.ProtectionDomain domain) {
+    return builder.visit(Advice.to(ReadWalData.class).on(named("readInternal")));
+  }
+
+  /**
+   * Inlined at the end of pgjdbc's {@code V3PGReplicationStream.readInternal(boolean)}, which returns the next WAL
+   * data message and handles the server's keepalives inside: only WAL data ends the thread's quiet. PostgreSQL sends
+   * a logical walsender a keepalive about once a second while other databases of the cluster write, so a look that
+   * merely found a message would never let the reader go quiet.
+   */
+  static final class ReadWalData {
+    private ReadWalData() {}
+
+    @Advice.OnMethodExit
+    static void exit(@Advice.Return java.nio.ByteBuffer data) {
+      QuietReplicationWait.read(data != null);
+    }
+  }
+
+  /**
+   * Inlined at the end of {@code ChangeEventQueue}'s constructor: its poll interval becomes at least 1 s. The
+   * field is final, and a constructor may write it. The WAL reader reads {@code poll.interval.ms} from the connector
+   * config, not from the queue, so its pause is unchanged.
+   */
+  static final class QuietPollOfOneSecond {
+    private QuietPollOfOneSecond() {}
+
+    @Advice.OnMethodExit
+    static void exit(@Advice.FieldValue(value = "pollInterval", readOnly = false) Duration pollInterval) {
+      if (pollInterval.toMillis() < 1000) pollInterval = Duration.ofMillis(1000);
+    }
   }
 
   private static DynamicType.Builder<?> patchRemaining(
@@ -75,12 +166,19 @@ public final class QueueTimerAgent {
     @Override
     public void onTransformation(
         TypeDescription type, ClassLoader loader, JavaModule module, boolean loaded, DynamicType dynamicType) {
-      System.err.println(TAG + "patched " + type.getName() + ".remaining()");
+      String what =
+          type.getName().equals(QUEUE)
+              ? ".<init>: quiet poll 1 s"
+              : type.getName().equals(PG_STREAM)
+                  ? ".hasMessagePending(): quiet look"
+                  : type.getName().equals(REPLICATION_STREAM) ? ".readInternal(): quiet clock" : ".remaining()";
+      System.err.println(TAG + "patched " + type.getName() + what);
     }
 
     @Override
     public void onError(String name, ClassLoader loader, JavaModule module, boolean loaded, Throwable error) {
-      if (name.startsWith("io.debezium.util.Threads$"))
+      if (name.startsWith("io.debezium.util.Threads$") || name.equals(QUEUE) || name.equals(PG_STREAM)
+          || name.equals(REPLICATION_STREAM))
         System.err.println(TAG + "could not patch " + name + ": " + error);
     }
   }
