@@ -34,6 +34,9 @@ logger.reflections.name = org.reflections
 logger.reflections.level = ERROR
 logger.debezium.name = io.debezium
 logger.debezium.level = INFO
+# Every offset flush (each second, per task) logs "Committing offsets for N acknowledged messages" at INFO.
+logger.sourcetask.name = org.apache.kafka.connect.runtime.WorkerSourceTask
+logger.sourcetask.level = WARN
 `;
 
 /** The JVM flags of the stack's Java processes: small heaps, log4j2 config, no GC logs. */
@@ -82,6 +85,11 @@ export function serverProperties(config: StackConfig, logDirs: string): string {
     // The controller appends a no-op record to the metadata log every 500 ms by default, a disk write and a
     // metadata update on an idle single-node cluster; nothing here waits on it.
     'metadata.max.idle.interval.ms=10000',
+    // Kafka sizes its pools for a big machine: 8 request handlers (and 8 more for the controller) and 3 network
+    // threads per listener, each waking every 300 ms when idle. This broker has 2 cores and a dozen clients.
+    // At rest, 16 -> 4 handlers and 9 -> 3 network threads: 0.82% -> 0.54% and 0.84% -> 0.73% of a core.
+    'num.io.threads=2',
+    'num.network.threads=1',
     'auto.create.topics.enable=true',
     'log.retention.hours=168',
     '',

@@ -11,10 +11,12 @@ import static net.bytebuddy.matcher.ElementMatchers.returns;
 import static net.bytebuddy.matcher.ElementMatchers.takesNoArguments;
 
 import java.lang.instrument.Instrumentation;
+import java.lang.reflect.Method;
 import java.net.Socket;
 import java.time.Duration;
 import net.bytebuddy.agent.builder.AgentBuilder;
 import net.bytebuddy.asm.Advice;
+import net.bytebuddy.asm.AsmVisitorWrapper;
 import net.bytebuddy.asm.MemberSubstitution;
 import net.bytebuddy.description.type.TypeDescription;
 import net.bytebuddy.dynamic.DynamicType;
@@ -51,20 +53,39 @@ public final class QueueTimerAgent {
   static final String REPLICATION_STREAM = "org.postgresql.core.v3.replication.V3PGReplicationStream";
   static final String TAG = "[checkout connect-agent] ";
 
+  /** pgjdbc's look calls this in place of {@code Socket.setSoTimeout(int)}. */
+  private static final Method SET_SO_TIMEOUT = setSoTimeout();
+
   private QueueTimerAgent() {}
+
+  private static Method setSoTimeout() {
+    try {
+      return QuietReplicationWait.class.getMethod("setSoTimeout", Socket.class, int.class);
+    } catch (NoSuchMethodException e) {
+      throw new IllegalStateException(e);
+    }
+  }
 
   public static void premain(String arguments, Instrumentation instrumentation) {
     new AgentBuilder.Default()
         .disableClassFormatChanges()
         // Only Debezium's util package is considered: the cheap name test runs before the hierarchy is read.
         .type(nameStartsWith("io.debezium.util.Threads$").and(not(isInterface())).and(hasSuperType(named(TIMER))))
-        .transform(QueueTimerAgent::patchRemaining)
+        .transform(
+            visit(
+                Advice.to(AtLeastOneMillisecond.class)
+                    .on(named("remaining").and(takesNoArguments()).and(returns(Duration.class)))))
         .type(named(QUEUE))
-        .transform(QueueTimerAgent::patchQuietPoll)
+        .transform(visit(Advice.to(QuietPollOfOneSecond.class).on(isConstructor())))
         .type(named(PG_STREAM))
-        .transform(QueueTimerAgent::patchQuietLook)
+        .transform(
+            visit(
+                MemberSubstitution.relaxed()
+                    .method(named("setSoTimeout").and(isDeclaredBy(Socket.class)))
+                    .replaceWith(SET_SO_TIMEOUT)
+                    .on(named("hasMessagePending").and(takesNoArguments()))))
         .type(named(REPLICATION_STREAM))
-        .transform(QueueTimerAgent::patchReplicationRead)
+        .transform(visit(Advice.to(ReadWalData.class).on(named("readInternal"))))
         .with(new Report())
         .installOn(instrumentation);
     System.err.println(
@@ -73,42 +94,6 @@ public final class QueueTimerAgent {
             + " a quiet WAL reader's look waits for a first byte up to "
             + QuietReplicationWait.QUIET_WAIT_MS
             + " ms");
-  }
-
-  private static DynamicType.Builder<?> patchQuietPoll(
-      DynamicType.Builder<?> builder,
-      TypeDescription type,
-      ClassLoader loader,
-      JavaModule module,
-      java.security.ProtectionDomain domain) {
-    return builder.visit(Advice.to(QuietPollOfOneSecond.class).on(isConstructor()));
-  }
-
-  private static DynamicType.Builder<?> patchQuietLook(
-      DynamicType.Builder<?> builder,
-      TypeDescription type,
-      ClassLoader loader,
-      JavaModule module,
-      java.security.ProtectionDomain domain) {
-    try {
-      return builder
-          .visit(
-              MemberSubstitution.relaxed()
-                  .method(named("setSoTimeout").and(isDeclaredBy(Socket.class)))
-                  .replaceWith(QuietReplicationWait.class.getMethod("setSoTimeout", Socket.class, int.class))
-                  .on(named("hasMessagePending").and(takesNoArguments())));
-    } catch (NoSuchMethodException e) {
-      throw new IllegalStateException(e);
-    }
-  }
-
-  private static DynamicType.Builder<?> patchReplicationRead(
-      DynamicType.Builder<?> builder,
-      TypeDescription type,
-      ClassLoader loader,
-      JavaModule module,
-      java.security.ProtectionDomain domain) {
-    return builder.visit(Advice.to(ReadWalData.class).on(named("readInternal")));
   }
 
   /**
@@ -140,15 +125,9 @@ public final class QueueTimerAgent {
     }
   }
 
-  private static DynamicType.Builder<?> patchRemaining(
-      DynamicType.Builder<?> builder,
-      TypeDescription type,
-      ClassLoader loader,
-      JavaModule module,
-      java.security.ProtectionDomain domain) {
-    return builder.visit(
-        Advice.to(AtLeastOneMillisecond.class)
-            .on(named("remaining").and(takesNoArguments()).and(returns(Duration.class))));
+  /** A transformer that applies one visitor to the matched type. */
+  private static AgentBuilder.Transformer visit(AsmVisitorWrapper wrapper) {
+    return (builder, type, loader, module, domain) -> builder.visit(wrapper);
   }
 
   /** Inlined at the end of {@code remaining()}: a zero left on a timer that is not expired becomes 1 ms. */
@@ -161,7 +140,7 @@ public final class QueueTimerAgent {
     }
   }
 
-  /** Says in the worker's log which timer classes were patched, and why one could not be. */
+  /** Says in the worker's log which classes were patched, and why one could not be. */
   static final class Report extends AgentBuilder.Listener.Adapter {
     @Override
     public void onTransformation(
