@@ -14,6 +14,7 @@ import java.lang.instrument.Instrumentation;
 import java.lang.reflect.Method;
 import java.net.Socket;
 import java.time.Duration;
+import java.util.Map;
 import net.bytebuddy.agent.builder.AgentBuilder;
 import net.bytebuddy.asm.Advice;
 import net.bytebuddy.asm.AsmVisitorWrapper;
@@ -53,6 +54,16 @@ public final class QueueTimerAgent {
   static final String REPLICATION_STREAM = "org.postgresql.core.v3.replication.V3PGReplicationStream";
   static final String TAG = "[checkout connect-agent] ";
 
+  /** The package prefix of Debezium's timer classes, whose {@code remaining()} is patched. */
+  static final String TIMERS = "io.debezium.util.Threads$";
+
+  /** Every other patched class, with what the worker's log says was patched in it. */
+  static final Map<String, String> PATCHED =
+      Map.of(
+          QUEUE, ".<init>: quiet poll 1 s",
+          PG_STREAM, ".hasMessagePending(): quiet look",
+          REPLICATION_STREAM, ".readInternal(): quiet clock");
+
   /** pgjdbc's look calls this in place of {@code Socket.setSoTimeout(int)}. */
   private static final Method SET_SO_TIMEOUT = setSoTimeout();
 
@@ -70,7 +81,7 @@ public final class QueueTimerAgent {
     new AgentBuilder.Default()
         .disableClassFormatChanges()
         // Only Debezium's util package is considered: the cheap name test runs before the hierarchy is read.
-        .type(nameStartsWith("io.debezium.util.Threads$").and(not(isInterface())).and(hasSuperType(named(TIMER))))
+        .type(nameStartsWith(TIMERS).and(not(isInterface())).and(hasSuperType(named(TIMER))))
         .transform(
             visit(
                 Advice.to(AtLeastOneMillisecond.class)
@@ -145,19 +156,13 @@ public final class QueueTimerAgent {
     @Override
     public void onTransformation(
         TypeDescription type, ClassLoader loader, JavaModule module, boolean loaded, DynamicType dynamicType) {
-      String what =
-          type.getName().equals(QUEUE)
-              ? ".<init>: quiet poll 1 s"
-              : type.getName().equals(PG_STREAM)
-                  ? ".hasMessagePending(): quiet look"
-                  : type.getName().equals(REPLICATION_STREAM) ? ".readInternal(): quiet clock" : ".remaining()";
+      String what = PATCHED.getOrDefault(type.getName(), ".remaining()");
       System.err.println(TAG + "patched " + type.getName() + what);
     }
 
     @Override
     public void onError(String name, ClassLoader loader, JavaModule module, boolean loaded, Throwable error) {
-      if (name.startsWith("io.debezium.util.Threads$") || name.equals(QUEUE) || name.equals(PG_STREAM)
-          || name.equals(REPLICATION_STREAM))
+      if (name.startsWith(TIMERS) || PATCHED.containsKey(name))
         System.err.println(TAG + "could not patch " + name + ": " + error);
     }
   }
