@@ -11,6 +11,8 @@ import { javaCommand } from '../src/prerequisites';
 const PROBE = join(__dirname, 'fixtures', 'TimerProbe.java');
 const QUEUE_PROBE = join(__dirname, 'fixtures', 'QueueProbe.java');
 const LOOK_PROBE = join(__dirname, 'fixtures', 'LookProbe.java');
+const COMMIT_PROBE = join(__dirname, 'fixtures', 'CommitProbe.java');
+const PUBLISHER_PROBE = join(__dirname, 'fixtures', 'PublisherProbe.java');
 
 /** The pinned Debezium Postgres plugin's folder: every jar of it, for a probe's class path. */
 function pluginClasspath(): string {
@@ -18,18 +20,23 @@ function pluginClasspath(): string {
   return join(pluginPath, 'debezium-connector-postgres', '*');
 }
 
+/** Runs a single-file Java probe on the pinned Debezium plugin's class path and returns its words on stdout. */
+function probe(file: string, args: string[], agent?: string): string[] {
+  const run = spawnSync(
+    javaCommand(),
+    [...(agent ? [`-javaagent:${agent}`] : []), '-cp', pluginClasspath(), file, ...args],
+    { encoding: 'utf8', timeout: 60_000 },
+  );
+  assert.equal(run.status, 0, run.stderr);
+  return run.stdout.trim().split(' ');
+}
+
 /**
  * Runs QueueProbe on the pinned Debezium's ChangeEventQueue with our connectors' poll interval (50 ms) and batch
  * size (1): how long a poll of the empty queue waits, and how long one waits for a record enqueued 100 ms in.
  */
 function queuePolls(agent?: string): { quietMs: number; recordMs: number; returned: number } {
-  const run = spawnSync(
-    javaCommand(),
-    [...(agent ? [`-javaagent:${agent}`] : []), '-cp', pluginClasspath(), QUEUE_PROBE, '50'],
-    { encoding: 'utf8', timeout: 60_000 },
-  );
-  assert.equal(run.status, 0, run.stderr);
-  const [quietMs, recordMs, returned] = run.stdout.trim().split(' ').map(Number);
+  const [quietMs, recordMs, returned] = probe(QUEUE_PROBE, ['50'], agent).map(Number);
   return { quietMs, recordMs, returned };
 }
 
@@ -165,6 +172,32 @@ describe('the Kafka Connect worker agent (infra/connect-agent)', () => {
     assert.ok(patched.activeMs < 100, `a look after WAL data took ${patched.activeMs} ms`);
   });
 
+  it("lets a Postgres task's commit read its offsets back only when records were acknowledged since the one before the last", () => {
+    const { connectAgent } = ensureJars(loadStackConfig());
+
+    // Connect calls commit() after every offset flush (each second here), and Debezium's Postgres task answers
+    // each one by reading its offsets back from Kafka and confirming them to PostgreSQL, even with nothing new.
+    // The sequence is: commit, an acknowledged record, commit, commit, commit.
+    assert.deepEqual(probe(COMMIT_PROBE, []), ['true', 'true', 'true', 'true']);
+    // Patched: nothing before the first; the record's offset is flushed by the first flush after it, or by the
+    // next one when it was acknowledged after a flush took its snapshot, so both commits after it still confirm.
+    assert.deepEqual(probe(COMMIT_PROBE, [], connectAgent), ['false', 'true', 'true', 'false']);
+  });
+
+  it("lets Debezium's measurement publisher wait for its next event instead of waking 10 times a second", () => {
+    const { connectAgent } = ensureJars(loadStackConfig());
+
+    const [plainWaits, plainMs, plainAlive] = probe(PUBLISHER_PROBE, ['1000']);
+    assert.ok(Number(plainWaits) >= 5, `the unpatched publisher waited ${plainWaits} times in 1 s`);
+    assert.equal(plainAlive, 'false');
+
+    const [waits, publishedMs, alive] = probe(PUBLISHER_PROBE, ['1000'], connectAgent);
+    assert.ok(Number(waits) <= 1, `the patched publisher waited ${waits} times in 1 s`);
+    // An event still reaches its measurement at once, and stop() still ends the thread.
+    assert.ok(Number(publishedMs) < 500, `the event was published after ${publishedMs} ms`);
+    assert.equal(alive, 'false');
+  });
+
   it("is loaded by the local stack's Connect worker, which patched Debezium's timer", () => {
     const log = readFileSync(join(loadStackConfig().logs, 'connect.log'), 'utf8');
     // The log is appended to across restarts: the worker's last start is what runs now.
@@ -183,6 +216,14 @@ describe('the Kafka Connect worker agent (infra/connect-agent)', () => {
     assert.match(
       lastStart,
       /patched org\.postgresql\.core\.v3\.replication\.V3PGReplicationStream\.readInternal\(\): quiet clock/,
+    );
+    assert.match(
+      lastStart,
+      /patched io\.debezium\.connector\.postgresql\.PostgresConnectorTask\.commit\(\): only after acknowledged records/,
+    );
+    assert.match(
+      lastStart,
+      /patched io\.debezium\.metrics\.stats\.MeasurementCollector\$MeasurementPublisher\.run\(\): waits for an event/,
     );
   });
 });

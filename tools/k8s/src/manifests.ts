@@ -855,6 +855,9 @@ export function connectObject(defs: ConnectorDefinition[]): K8sObject {
         // The worker's config, offset and status consumers hold an empty fetch 10 s (not 0.5 s): an idle worker
         // stops sending the broker six fetches a second; a new record still answers at once.
         'fetch.max.wait.ms': 10000,
+        // The worker's group client and its heartbeat thread wake every retry.backoff.ms at rest (100 ms by
+        // default); heartbeats still go every 3 s, and a failed request is retried after 1 s.
+        'retry.backoff.ms': 1000,
         'scheduled.rebalance.max.delay.ms': 0,
         'key.converter': 'org.apache.kafka.connect.storage.StringConverter',
         'value.converter': 'org.apache.kafka.connect.storage.StringConverter',

@@ -8,6 +8,7 @@ import static net.bytebuddy.matcher.ElementMatchers.nameStartsWith;
 import static net.bytebuddy.matcher.ElementMatchers.named;
 import static net.bytebuddy.matcher.ElementMatchers.not;
 import static net.bytebuddy.matcher.ElementMatchers.returns;
+import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
 import static net.bytebuddy.matcher.ElementMatchers.takesNoArguments;
 
 import java.lang.instrument.Instrumentation;
@@ -15,6 +16,8 @@ import java.lang.reflect.Method;
 import java.net.Socket;
 import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.TimeUnit;
 import net.bytebuddy.agent.builder.AgentBuilder;
 import net.bytebuddy.asm.Advice;
 import net.bytebuddy.asm.AsmVisitorWrapper;
@@ -46,12 +49,19 @@ import net.bytebuddy.utility.JavaModule;
  * needs no short interval: with {@code max.batch.size} 1 every enqueued record signals the parked poller, which
  * returns it at once. 1 s stays inside Debezium's own bound for giving control back (5 s), so pausing or stopping a
  * task waits at most that long for the poll in progress.
+ *
+ * <p>A Postgres task's {@code commit()}, which Connect calls after every offset flush, reads the task's offsets back
+ * from Kafka only when records were acknowledged since the commit before the last one ({@link QuietCommit}), and
+ * Debezium's measurement publisher waits for its next event instead of polling its queue every 100 ms
+ * ({@link QuietMeasurements}).
  */
 public final class QueueTimerAgent {
   static final String TIMER = "io.debezium.util.Threads$Timer";
   static final String QUEUE = "io.debezium.connector.base.ChangeEventQueue";
   static final String PG_STREAM = "org.postgresql.core.PGStream";
   static final String REPLICATION_STREAM = "org.postgresql.core.v3.replication.V3PGReplicationStream";
+  static final String TASK = "io.debezium.connector.postgresql.PostgresConnectorTask";
+  static final String PUBLISHER = "io.debezium.metrics.stats.MeasurementCollector$MeasurementPublisher";
   static final String TAG = "[checkout connect-agent] ";
 
   /** The package prefix of Debezium's timer classes, whose {@code remaining()} is patched. */
@@ -62,16 +72,23 @@ public final class QueueTimerAgent {
       Map.of(
           QUEUE, ".<init>: quiet poll 1 s",
           PG_STREAM, ".hasMessagePending(): quiet look",
-          REPLICATION_STREAM, ".readInternal(): quiet clock");
+          REPLICATION_STREAM, ".readInternal(): quiet clock",
+          TASK, ".commit(): only after acknowledged records",
+          PUBLISHER, ".run(): waits for an event");
 
   /** pgjdbc's look calls this in place of {@code Socket.setSoTimeout(int)}. */
-  private static final Method SET_SO_TIMEOUT = setSoTimeout();
+  private static final Method SET_SO_TIMEOUT =
+      method(QuietReplicationWait.class, "setSoTimeout", Socket.class, int.class);
+
+  /** Debezium's measurement publisher calls this in place of {@code BlockingQueue.poll(long, TimeUnit)}. */
+  private static final Method TAKE =
+      method(QuietMeasurements.class, "poll", BlockingQueue.class, long.class, TimeUnit.class);
 
   private QueueTimerAgent() {}
 
-  private static Method setSoTimeout() {
+  private static Method method(Class<?> type, String name, Class<?>... parameters) {
     try {
-      return QuietReplicationWait.class.getMethod("setSoTimeout", Socket.class, int.class);
+      return type.getMethod(name, parameters);
     } catch (NoSuchMethodException e) {
       throw new IllegalStateException(e);
     }
@@ -97,6 +114,18 @@ public final class QueueTimerAgent {
                     .on(named("hasMessagePending").and(takesNoArguments()))))
         .type(named(REPLICATION_STREAM))
         .transform(visit(Advice.to(ReadWalData.class).on(named("readInternal"))))
+        .type(named(TASK))
+        .transform(
+            visit(
+                Advice.to(CommitWhenDue.class).on(named("commit").and(takesNoArguments())),
+                Advice.to(CountAcknowledged.class).on(named("commitRecord").and(takesArguments(2)))))
+        .type(named(PUBLISHER))
+        .transform(
+            visit(
+                MemberSubstitution.relaxed()
+                    .method(named("poll").and(isDeclaredBy(BlockingQueue.class)).and(takesArguments(2)))
+                    .replaceWith(TAKE)
+                    .on(named("run").and(takesNoArguments()))))
         .with(new Report())
         .installOn(instrumentation);
     System.err.println(
@@ -104,7 +133,31 @@ public final class QueueTimerAgent {
             + "installed: Debezium timers report at least 1 ms left until they expire; a quiet queue poll waits 1 s;"
             + " a quiet WAL reader's look waits for a first byte up to "
             + QuietReplicationWait.QUIET_WAIT_MS
-            + " ms");
+            + " ms; a Postgres task's commit() reads its offsets back only after acknowledged records;"
+            + " Debezium's measurement publisher waits for an event");
+  }
+
+  /**
+   * Inlined at the start of {@code PostgresConnectorTask.commit()}: a commit with nothing acknowledged since the
+   * commit before the last one is skipped (see {@link QuietCommit}).
+   */
+  static final class CommitWhenDue {
+    private CommitWhenDue() {}
+
+    @Advice.OnMethodEnter(skipOn = Advice.OnDefaultValue.class)
+    static boolean enter(@Advice.This Object task) {
+      return QuietCommit.due(task);
+    }
+  }
+
+  /** Inlined at the start of {@code PostgresConnectorTask.commitRecord(record, metadata)}. */
+  static final class CountAcknowledged {
+    private CountAcknowledged() {}
+
+    @Advice.OnMethodEnter
+    static void enter(@Advice.This Object task) {
+      QuietCommit.acknowledged(task);
+    }
   }
 
   /**
@@ -136,9 +189,12 @@ public final class QueueTimerAgent {
     }
   }
 
-  /** A transformer that applies one visitor to the matched type. */
-  private static AgentBuilder.Transformer visit(AsmVisitorWrapper wrapper) {
-    return (builder, type, loader, module, domain) -> builder.visit(wrapper);
+  /** A transformer that applies these visitors to the matched type. */
+  private static AgentBuilder.Transformer visit(AsmVisitorWrapper... wrappers) {
+    return (builder, type, loader, module, domain) -> {
+      for (AsmVisitorWrapper wrapper : wrappers) builder = builder.visit(wrapper);
+      return builder;
+    };
   }
 
   /** Inlined at the end of {@code remaining()}: a zero left on a timer that is not expired becomes 1 ms. */
