@@ -145,26 +145,26 @@ describe('the Kafka Connect worker agent (infra/connect-agent)', () => {
     assert.ok(patched.recordMs < 600, `the queued record came back after ${patched.recordMs} ms`);
   });
 
-  it("lets a quiet WAL reader's look wait up to 200 ms for a first byte, and a busy one's 1 ms as before", async () => {
+  it("lets a quiet WAL reader's look wait up to 1 s for a first byte, and a busy one's 1 ms as before", async () => {
     const { connectAgent } = ensureJars(loadStackConfig());
 
     // pgjdbc's own look waits 1 ms: hundreds of them before a byte that comes 700 ms after the connection.
     const plain = await socketLooks(700);
     assert.ok(plain.looks.length > 20, `${plain.looks.length} unpatched looks`);
 
-    // Patched, a reader that has read no WAL data yet is quiet: each empty look waits 200 ms, and the look that
-    // is waiting when the byte lands returns at once instead of at the end of its 200 ms.
-    const patched = await socketLooks(700, connectAgent);
+    // Patched, a reader that has read no WAL data yet is quiet: each empty look waits 1 s, and the look that is
+    // waiting when the byte lands (2.3 s in) returns at once instead of at the end of its second.
+    const patched = await socketLooks(2_300, connectAgent);
     const empty = patched.looks.filter((look) => !look.pending);
     const last = patched.looks.at(-1);
     assert.ok(
-      empty.length >= 2 && empty.length <= 4,
+      empty.length >= 1 && empty.length <= 3,
       `${empty.length} empty looks: ${JSON.stringify(patched.looks)}`,
     );
-    for (const look of empty) assert.ok(look.ms >= 150, `an empty quiet look took ${look.ms} ms`);
+    for (const look of empty) assert.ok(look.ms >= 750, `an empty quiet look took ${look.ms} ms`);
     assert.equal(last?.pending, true);
     assert.ok(
-      patched.looks.reduce((sum, look) => sum + look.ms, 0) < 1_500,
+      patched.looks.reduce((sum, look) => sum + look.ms, 0) < 2_900,
       `the byte was seen when it came: ${JSON.stringify(patched.looks)}`,
     );
 
