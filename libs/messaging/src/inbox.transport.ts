@@ -159,9 +159,9 @@ export interface InboxTransportOptions {
  * How long the broker holds a fetch that finds no message (kafkajs' `maxWaitTimeInMs`, whose default this is). A
  * fetch returns as soon as one message arrives (minBytes 1) and kafkajs only fetches when its workers are idle, so a
  * long wait adds no latency; a short one makes every idle consumer send a fetch (and the broker answer it) over and
- * over. At 2 s (stop 35) the groups' empty fetches were the broker's largest cost at rest: its network thread, fetch
- * purgatory and request handlers, about 0.9% of a core. It bounds how long `close()` waits for the fetch in flight
- * and how late a heartbeat notices a rebalance (kafkajs heartbeats between fetches).
+ * over: going from 2 s to 5 s took the broker at rest from 2.94% to 2.52% of a core and each consumer service from
+ * about 1.1% to 0.75% (bench:saga --idle after a load, bench/results/s36/fetch5-idle). It bounds how long `close()`
+ * waits for the fetch in flight and how late a heartbeat notices a rebalance (kafkajs heartbeats between fetches).
  */
 export const FETCH_MAX_WAIT_MS = 5_000;
 
