@@ -12,8 +12,9 @@ import java.net.Socket;
  * Once the calling thread has seen no message for {@link #QUIET_AFTER_MS}, a look waits up to
  * {@link #QUIET_WAIT_MS} instead: the first byte still ends the wait at once, so an event arriving at a quiet
  * database is read as soon as it lands (sooner than after the sleep it would otherwise often fall into), and the
- * reader wakes about once a second (at 200 ms, stop 35's value, 5 times: 0.2% of a core per connector here). While messages flow, every look waits 1 ms as before, so the sleep still
- * gathers a busy stream's records into batches.
+ * reader wakes about once a second (at stop 35's 200 ms it woke 5 times: 0.2% of a core per connector here).
+ * While messages flow, every look waits 1 ms as before, so the sleep still gathers a busy stream's records into
+ * batches.
  *
  * <p>Only WAL data counts as a message: the server's keepalives, about one a second while other databases of the
  * cluster write, do not. The state is per thread: each connector's reader thread reads one replication connection,
