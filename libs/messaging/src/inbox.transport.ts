@@ -18,6 +18,7 @@ import {
 } from './dead-letter';
 import { NonRetryableError } from './errors';
 import { KafkaSecurity, createKafka } from './kafka';
+import { FETCH_MAX_WAIT_MS } from './kafkajs-idle-fix';
 import { Logger, consoleLogger } from './logger';
 import { KAFKA_LAG_PROBES, consumedCounter, handlerDuration } from './metrics';
 import { noteSagaLocks, sagaLockNames, sagaLocksQuery } from './saga-lock';
@@ -134,7 +135,9 @@ export interface InboxTransportOptions {
    * How the broker answers this transport's fetches (kafkajs' `minBytes` and `maxWaitTimeInMs`). Default: at the
    * first message (minBytes 1), or after FETCH_MAX_WAIT_MS with none. A consumer off the saga's path can ask for
    * batches instead: with a large `minBytes` the broker holds each fetch for `maxWaitTimeInMs` unless that much
-   * has arrived, so one transaction applies what came in that time.
+   * has arrived, so one transaction applies what came in that time. Such a consumer gathers only while messages
+   * come: after a fetch that brought none, the next waits for the first message as the default does
+   * (kafkajs-idle-fix.ts).
    */
   fetch?: { minBytes: number; maxWaitTimeInMs: number };
   /**
@@ -155,15 +158,8 @@ export interface InboxTransportOptions {
   onProcessed?: (outcome: Outcome, event: SagaEvent | null, message: KafkaMessage) => void;
 }
 
-/**
- * How long the broker holds a fetch that finds no message (kafkajs' `maxWaitTimeInMs`, whose default this is). A
- * fetch returns as soon as one message arrives (minBytes 1) and kafkajs only fetches when its workers are idle, so a
- * long wait adds no latency; a short one makes every idle consumer send a fetch (and the broker answer it) over and
- * over: going from 2 s to 5 s took the broker at rest from 2.94% to 2.52% of a core and each consumer service from
- * about 1.1% to 0.75% (bench:saga --idle after a load, bench/results/s36/fetch5-idle). It bounds how long `close()`
- * waits for the fetch in flight and how late a heartbeat notices a rebalance (kafkajs heartbeats between fetches).
- */
-export const FETCH_MAX_WAIT_MS = 5_000;
+/** How long the broker holds a fetch that finds no message (kafkajs-idle-fix.ts). */
+export { FETCH_MAX_WAIT_MS };
 
 /** Events per transaction at most for a handler without `batch: true` (InboxTransportOptions.groupCommitSize). */
 export const GROUP_COMMIT_SIZE = 20;

@@ -1,11 +1,12 @@
 import { describe, it } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
-import { kafkajsIdleFixInstalled } from './kafkajs-idle-fix';
+import { FETCH_MAX_WAIT_MS, kafkajsIdleFixInstalled } from './kafkajs-idle-fix';
 import './kafka';
 
 // kafkajs' own request queue, as a broker connection drives it (push, fulfil), without a socket.
 const RequestQueue = createRequire(__filename)('kafkajs/src/network/requestQueue/index.js');
+const Broker = createRequire(__filename)('kafkajs/src/broker/index.js');
 const silent = { debug() {}, info() {}, warn() {}, error() {} };
 
 function queue(
@@ -122,5 +123,94 @@ describe('kafkajs request-timeout sweep (RequestQueue.scheduleRequestTimeoutChec
     } finally {
       q.destroy();
     }
+  });
+});
+
+interface SentFetch {
+  minBytes: number;
+  maxWaitTime: number;
+}
+
+/**
+ * A consumer's broker as kafkajs builds it, its fetch (patched) running kafkajs' own code down to the connection
+ * pool, which records what would go on the wire and answers with the next of `answers` (messages per answer; -1: the request fails).
+ */
+function fetchingBroker(answers: number[]) {
+  const sent: SentFetch[] = [];
+  const broker = Object.create(Broker.prototype);
+  broker.lookupRequest = () => (request: SentFetch) => request;
+  broker.connectionPool = {
+    send: async (request: SentFetch) => {
+      sent.push({ minBytes: request.minBytes, maxWaitTime: request.maxWaitTime });
+      const count = answers.shift() ?? 0;
+      if (count < 0) throw new Error('connection reset');
+      const messages = Array.from({ length: count }, (_, i) => ({ offset: String(i) }));
+      return {
+        responses: [
+          {
+            topicName: 't',
+            partitions: [
+              { partition: 0, messages: [] },
+              { partition: 1, messages },
+            ],
+          },
+        ],
+      };
+    },
+  };
+  const fetch = (minBytes: number, maxWaitTime: number) =>
+    broker.fetch({
+      minBytes,
+      maxWaitTime,
+      topics: [{ topic: 't', partitions: [{ partition: 0 }, { partition: 1 }] }],
+    });
+  return { sent, fetch };
+}
+
+describe('kafkajs resting gathering fetch (Broker.fetch)', () => {
+  const GATHER = 4 * 1024 * 1024;
+
+  it('gathers while messages come and waits for the first message after a fetch that brought none', async () => {
+    const { sent, fetch } = fetchingBroker([3, 0, 0, 2, 1, 0]);
+    for (let i = 0; i < 6; i++) await fetch(GATHER, 2_000);
+    const gather = { minBytes: GATHER, maxWaitTime: 2_000 };
+    const rest = { minBytes: 1, maxWaitTime: FETCH_MAX_WAIT_MS };
+    assert.deepEqual(sent, [gather, gather, rest, rest, gather, gather]);
+  });
+
+  it('leaves a consumer that does not gather as it is', async () => {
+    const { sent, fetch } = fetchingBroker([0, 0, 1]);
+    for (let i = 0; i < 3; i++) await fetch(1, 500);
+    assert.deepEqual(sent, Array(3).fill({ minBytes: 1, maxWaitTime: 500 }));
+  });
+
+  it('keeps a gathering wait longer than the resting one when it rests', async () => {
+    const { sent, fetch } = fetchingBroker([0, 0]);
+    await fetch(GATHER, 8_000);
+    await fetch(GATHER, 8_000);
+    assert.deepEqual(sent[1], { minBytes: 1, maxWaitTime: 8_000 });
+  });
+
+  it('keeps the state per broker of a consumer: one resting does not make another rest', async () => {
+    const quiet = fetchingBroker([0, 0]);
+    const busy = fetchingBroker([1, 1]);
+    await quiet.fetch(GATHER, 2_000);
+    await busy.fetch(GATHER, 2_000);
+    await quiet.fetch(GATHER, 2_000);
+    await busy.fetch(GATHER, 2_000);
+    assert.equal(quiet.sent[1].minBytes, 1);
+    assert.equal(busy.sent[1].minBytes, GATHER);
+  });
+
+  it('keeps resting after a resting fetch failed', async () => {
+    const { sent, fetch } = fetchingBroker([0, -1, 1, 0]);
+    await fetch(GATHER, 2_000);
+    await assert.rejects(fetch(GATHER, 2_000), /connection reset/);
+    await fetch(GATHER, 2_000);
+    await fetch(GATHER, 2_000);
+    assert.deepEqual(
+      sent.map((f) => f.minBytes),
+      [GATHER, 1, 1, GATHER],
+    );
   });
 });
