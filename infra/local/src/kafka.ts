@@ -93,6 +93,9 @@ export function serverProperties(config: StackConfig, logDirs: string): string {
     // At rest, 16 -> 4 handlers and 9 -> 3 network threads: 0.82% -> 0.54% and 0.84% -> 0.73% of a core.
     'num.io.threads=2',
     'num.network.threads=1',
+    // The group coordinator runs 4 event threads by default, each woken by the timers of the groups it owns; a
+    // dozen groups need one.
+    'group.coordinator.threads=1',
     'auto.create.topics.enable=true',
     'log.retention.hours=168',
     '',
