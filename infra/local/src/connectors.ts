@@ -66,8 +66,12 @@ export function outboxConnector(service: ServiceSpec): ConnectorDefinition {
       // records wait, so with the default (2048) a lone record also waited out the task's interval. With 1, a hop
       // costs at most one WAL-reader pause. A burst is drained one record per poll(), each returned at once.
       'max.batch.size': '1',
-      // A quiet database still confirms its slot position every 10 s (the outbox age alert is 60 s).
-      'heartbeat.interval.ms': '10000',
+      // A quiet database still confirms its slot position every 30 s: its last transaction is confirmed by the next
+      // change the connector reads, so the outbox age of a database gone quiet grows to about this much before it
+      // drops to 0 (the outbox age alert is 60 s). Each heartbeat is a write, a WAL read, two Kafka records and an
+      // offset confirmation: at rest, 10 s -> 30 s took the stack from 8.9% to 7.3% of a core (Connect 3.1 -> 2.3,
+      // Kafka 2.4 -> 2.1, PostgreSQL 0.53 -> 0.36; back-to-back 90 s windows on one stack).
+      'heartbeat.interval.ms': '30000',
       'topic.heartbeat.prefix': '__debezium-heartbeat',
       'heartbeat.action.query':
         'WITH gone AS (DELETE FROM public.debezium_heartbeat) INSERT INTO public.debezium_heartbeat (beat_at) VALUES (now())',
