@@ -133,7 +133,8 @@ interface SentFetch {
 
 /**
  * A consumer's broker as kafkajs builds it, its fetch (patched) running kafkajs' own code down to the connection
- * pool, which records what would go on the wire and answers with the next of `answers` (messages per answer; -1: the request fails).
+ * pool, which records what would go on the wire and answers with the next of `answers` (messages per answer; -1:
+ * the request fails).
  */
 function fetchingBroker(answers: number[]) {
   const sent: SentFetch[] = [];

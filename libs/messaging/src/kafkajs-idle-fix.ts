@@ -87,9 +87,8 @@ function loadBroker(): { prototype: BrokerLike } {
   return require('kafkajs/src/broker/index.js');
 }
 
-/** The arguments of a consumer's next fetch from one broker (`Broker.fetch`), given how its last one went. */
-function restingFetch<A extends FetchArgs>(args: A, lastBroughtNothing: boolean): A {
-  if (!lastBroughtNothing || (args.minBytes ?? 1) <= 1) return args;
+/** A gathering fetch's arguments as a resting one: answered at the first message, after FETCH_MAX_WAIT_MS at least. */
+function restingFetch<A extends FetchArgs>(args: A): A {
   return { ...args, minBytes: 1, maxWaitTime: Math.max(args.maxWaitTime ?? 0, FETCH_MAX_WAIT_MS) };
 }
 
@@ -140,7 +139,7 @@ export function installKafkajsIdleFix(): void {
     args: FetchArgs,
   ) {
     if ((args.minBytes ?? 1) <= 1) return fetch.call(this, args);
-    const result = await fetch.call(this, restingFetch(args, this[quiet] === true));
+    const result = await fetch.call(this, this[quiet] === true ? restingFetch(args) : args);
     this[quiet] = !broughtMessages(result);
     return result;
   };
