@@ -27,7 +27,9 @@ import { HttpPathResult, HttpTarget, drive, postStatus, startBareGate } from './
  *   of it; per phase the CPU ms per completed saga of
  *   every process (/proc/<pid>/stat), accepted -> `order.paid` and -> SHIPPED percentiles, event-loop delay p99
  *   per service (prom-client's `nodejs_eventloop_lag_p99_seconds`, reset at each scrape); then the closed loop
- *   again until the `--rss` checkpoints (completed sagas of the run) to read each service's RSS.
+ *   again until the `--rss` checkpoints (completed sagas of the run) to read each service's RSS under load. RSS
+ *   at rest is read twice, after the steady phase and after the last checkpoint, once the stack is quiet and every
+ *   Node service's RSS has stopped falling (`rssAtRest`); the ratio of the two is `rssRatioAtRest`.
  * - `--idle S`: CPU per process over S seconds without traffic, each service's /metrics scraped every
  *   `--scrape-every` seconds (15, as a Prometheus would; 0: never), since the gauges are read when scraped.
  * - `--flash N`: N checkouts for 500 units at 200 concurrent clients with the Redis gate on, then
@@ -89,17 +91,28 @@ function pcts(xs: number[]) {
   };
 }
 
-/** Scrapes one service's /metrics and returns its event-loop delay p99 in ms (the scrape resets the histogram). */
-async function eventLoopP99(service: string): Promise<number | null> {
+/** One service's /metrics text, or null when the scrape fails. */
+async function metricsOf(service: string): Promise<string | null> {
   try {
     const res = await fetch(`http://127.0.0.1:${config.internalPorts[service]}/metrics`, {
       signal: AbortSignal.timeout(5_000),
     });
-    const m = /^nodejs_eventloop_lag_p99_seconds(?:\{[^}]*\})? ([0-9.e+-]+)$/m.exec(await res.text());
-    return m ? round(Number(m[1]) * 1000, 2) : null;
+    return await res.text();
   } catch {
     return null;
   }
+}
+
+/** One sample's value of a metric in a /metrics text (the first series of that name), or null. */
+function metricValue(text: string | null, name: string): number | null {
+  const m = new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.e+-]+)$`, 'm').exec(text ?? '');
+  return m ? Number(m[1]) : null;
+}
+
+/** Scrapes one service's /metrics and returns its event-loop delay p99 in ms (the scrape resets the histogram). */
+async function eventLoopP99(service: string): Promise<number | null> {
+  const p99 = metricValue(await metricsOf(service), 'nodejs_eventloop_lag_p99_seconds');
+  return p99 === null ? null : round(p99 * 1000, 2);
 }
 
 const eventLoopAll = async () =>
@@ -340,16 +353,60 @@ function rssNow(): Record<string, number> {
   return Object.fromEntries(Object.entries(s.rssMb).map(([k, v]) => [k, round(v)]));
 }
 
+/** How long every Node service's RSS must stay within 2% of its lowest for the stack to count as at rest. */
+const REST_SETTLE_MS = 45_000;
+/** The longest a rest reading waits for that before it takes what it has (and says so). */
+const REST_DEADLINE_MS = 240_000;
+
+/** A reading of the stack at rest. */
+interface RestReading {
+  sagas: number;
+  mb: Record<string, number>;
+  /** V8 heap in use per Node service (its /metrics), MB: after the idle GCs, about its live data. */
+  heapUsedMb: Record<string, number | null>;
+  /** Seconds from the call to the reading. */
+  waitedS: number;
+  settled: boolean;
+}
+
 /**
- * RSS of every process with no saga open, after a 5 s pause: what a leak grows from one sample to the next. The
- * checkpoints below are taken under whatever load runs then (the last one in a closed loop with `--inflight`
- * sagas open), so they also hold the working set of the sagas in flight.
+ * RSS of every process at rest: no saga open, and no Node service's RSS more than 2% under its value of
+ * `REST_SETTLE_MS` earlier. A service that ran a load keeps the heap the load grew (V8's young generation at its
+ * 32 MB maximum, the old space two to three times its live data) until V8's memory reducer sees it idle and
+ * collects; on this stack that came 15 to 90 s after the last saga (order 239 -> 135 MB, payment 319 -> 143 MB,
+ * bench/results/s39). A reading 5 s after the load, as this bench took before, measured the load's headroom
+ * rather than what a service keeps, and a leak shows in what it keeps. Sampled every 2 s.
  */
-async function rssAtRest(watch: SagaWatch): Promise<{ sagas: number; mb: Record<string, number> }> {
-  await sleep(5_000);
-  const mb = rssNow();
-  log(`RSS at rest after ${watch.shippedSeen} sagas: ${JSON.stringify(mb)}`);
-  return { sagas: watch.shippedSeen, mb };
+async function rssAtRest(watch: SagaWatch): Promise<RestReading> {
+  const t0 = Date.now();
+  const history: { at: number; mb: Record<string, number> }[] = [];
+  let settled = false;
+  for (;;) {
+    const now = Date.now();
+    history.push({ at: now, mb: rssNow() });
+    while (history[0].at < now - REST_SETTLE_MS) history.shift();
+    const latest = history[history.length - 1].mb;
+    settled =
+      now - t0 >= REST_SETTLE_MS &&
+      NODE_SERVICES.every((s) => history.every((h) => h.mb[s] <= latest[s] * 1.02));
+    if (settled || now - t0 >= REST_DEADLINE_MS) break;
+    await sleep(2_000);
+  }
+  const mb = history[history.length - 1].mb;
+  const heapUsedMb = Object.fromEntries(
+    await Promise.all(
+      NODE_SERVICES.map(async (s) => {
+        const used = metricValue(await metricsOf(s), 'nodejs_heap_size_used_bytes');
+        return [s, used === null ? null : round(used / 2 ** 20)] as const;
+      }),
+    ),
+  );
+  const waitedS = round((Date.now() - t0) / 1000);
+  log(
+    `RSS at rest after ${watch.shippedSeen} sagas (${settled ? 'settled' : 'NOT settled'} after ${waitedS} s): ` +
+      `${JSON.stringify(mb)}, V8 heap used ${JSON.stringify(heapUsedMb)}`,
+  );
+  return { sagas: watch.shippedSeen, mb, heapUsedMb, waitedS, settled };
 }
 
 /** RSS of every process once the run's completed sagas pass each checkpoint. */
@@ -418,6 +475,9 @@ async function loadRun(): Promise<{ rows: Record<string, unknown>[]; meta: Recor
     'cpu ms/saga @80%': cpuOf(high, p),
     ...Object.fromEntries(
       checkpoints.map((c) => [`rss MB @${c}`, p === 'total' ? '' : rss.rss[`after${c}`]?.[p]]),
+    ),
+    ...Object.fromEntries(
+      [restEarly, restLate].map((r) => [`rss MB at rest @${r.sagas}`, p === 'total' ? '' : r.mb[p]]),
     ),
     'el p99 ms @sat': sat?.eventLoopP99Ms[p] ?? '',
   }));
