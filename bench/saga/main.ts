@@ -29,7 +29,8 @@ import { HttpPathResult, HttpTarget, drive, postStatus, startBareGate } from './
  *   per service (prom-client's `nodejs_eventloop_lag_p99_seconds`, reset at each scrape); then the closed loop
  *   again until the `--rss` checkpoints (completed sagas of the run) to read each service's RSS under load. RSS
  *   at rest is read twice, after the steady phase and after the last checkpoint, once the stack is quiet and every
- *   Node service's RSS has stopped falling (`rssAtRest`); the ratio of the two is `rssRatioAtRest`.
+ *   Node service's RSS has stopped falling (`rssAtRest`); the ratio of the two is `rssRatioAtRest`. `--rss 0`
+ *   takes no RSS reading at all.
  * - `--idle S`: CPU per process over S seconds without traffic, each service's /metrics scraped every
  *   `--scrape-every` seconds (15, as a Prometheus would; 0: never), since the gauges are read when scraped.
  * - `--flash N`: N checkouts for 500 units at 200 concurrent clients with the Redis gate on, then
@@ -439,7 +440,8 @@ async function loadRun(): Promise<{ rows: Record<string, unknown>[]; meta: Recor
   const warmup = num('warmup');
   if (warmup > 0) await steady(`warm-up (not measured) ${rate}/s`, watch, sku, rate, warmup);
   const low = await steady(`steady ${rate}/s`, watch, sku, rate, num('low'));
-  const restEarly = await rssAtRest(watch);
+  // `--rss 0`: no RSS readings at all, at rest either (each waits for the stack to settle, up to 4 minutes).
+  const restEarly = checkpoints.length > 0 ? await rssAtRest(watch) : undefined;
   // `--sat 0` skips saturation, and with it the 80% phase that is paced from it; `--high 0` skips that one alone.
   const sat = num('sat') > 0 ? await saturation(watch, sku, num('inflight'), num('sat')) : undefined;
   const highRate = Math.max(1, (sat?.sagasPerSecond ?? 0) * 0.8);
@@ -462,7 +464,7 @@ async function loadRun(): Promise<{ rows: Record<string, unknown>[]; meta: Recor
   rss.stop();
   // The closed loops stop with sagas still open: the check reads stock first, so they must end first.
   await drain('run', watch, [...watch.sagas.keys()]);
-  const restLate = await rssAtRest(watch);
+  const restLate = checkpoints.length > 0 ? await rssAtRest(watch) : undefined;
   await watch.stop();
   const conservation = await conservationOf(sku, [...watch.sagas.keys()]);
   const phases = [low, sat, high].filter((ph) => ph !== undefined);
@@ -477,7 +479,9 @@ async function loadRun(): Promise<{ rows: Record<string, unknown>[]; meta: Recor
       checkpoints.map((c) => [`rss MB @${c}`, p === 'total' ? '' : rss.rss[`after${c}`]?.[p]]),
     ),
     ...Object.fromEntries(
-      [restEarly, restLate].map((r) => [`rss MB at rest @${r.sagas}`, p === 'total' ? '' : r.mb[p]]),
+      [restEarly, restLate].flatMap((r) =>
+        r ? [[`rss MB at rest @${r.sagas}`, p === 'total' ? '' : r.mb[p]]] : [],
+      ),
     ),
     'el p99 ms @sat': sat?.eventLoopP99Ms[p] ?? '',
   }));
@@ -499,10 +503,11 @@ async function loadRun(): Promise<{ rows: Record<string, unknown>[]; meta: Recor
       shippedLatencyMsAt80: high?.shippedLatencyMs ?? null,
       eventLoopP99Ms: Object.fromEntries(phases.map((ph) => [ph.name, ph.eventLoopP99Ms])),
       rssMb: rss.rss,
-      rssAtRest: [restEarly, restLate],
-      rssRatioAtRest: Object.fromEntries(
-        NODE_SERVICES.map((s) => [s, round(restLate.mb[s] / restEarly.mb[s], 2)]),
-      ),
+      rssAtRest: restEarly && restLate ? [restEarly, restLate] : null,
+      rssRatioAtRest:
+        restEarly && restLate
+          ? Object.fromEntries(NODE_SERVICES.map((s) => [s, round(restLate.mb[s] / restEarly.mb[s], 2)]))
+          : null,
       conservation,
       rssRatio:
         first && last && rss.rss[`after${first}`] && rss.rss[`after${last}`]
