@@ -1,7 +1,7 @@
 import { describe, it } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { Span } from '@opentelemetry/api';
-import { nameByRoute } from './tracing';
+import { instrumentationsFor, nameByRoute } from './tracing';
 
 /** A span that keeps what it was told: its name and attributes. */
 function recordingSpan() {
@@ -26,5 +26,32 @@ describe('nameByRoute', () => {
     nameByRoute(span, { method: 'POST', path: '/v1/psp/webhooks' });
     assert.equal(seen.name, 'POST');
     assert.deepEqual(seen.attributes, {});
+  });
+});
+
+describe('instrumentationsFor', () => {
+  /** The instrumentations an environment asks for, by package name (disabled again: creating one enables it). */
+  const names = (env: NodeJS.ProcessEnv) =>
+    instrumentationsFor(env).map((instrumentation) => {
+      instrumentation.disable();
+      return instrumentation.instrumentationName;
+    });
+
+  it('runs the HTTP and pg instrumentations by default', () => {
+    assert.deepEqual(names({}), ['@opentelemetry/instrumentation-http', '@opentelemetry/instrumentation-pg']);
+  });
+
+  it('leaves out those OTEL_NODE_DISABLED_INSTRUMENTATIONS names', () => {
+    assert.deepEqual(names({ OTEL_NODE_DISABLED_INSTRUMENTATIONS: 'pg' }), [
+      '@opentelemetry/instrumentation-http',
+    ]);
+    assert.deepEqual(names({ OTEL_NODE_DISABLED_INSTRUMENTATIONS: ' pg , http ,' }), []);
+  });
+
+  it('refuses a name it does not know rather than leave that instrumentation on', () => {
+    assert.throws(
+      () => instrumentationsFor({ OTEL_NODE_DISABLED_INSTRUMENTATIONS: 'pg,fs' }),
+      /OTEL_NODE_DISABLED_INSTRUMENTATIONS names fs: not one of http, pg/,
+    );
   });
 });

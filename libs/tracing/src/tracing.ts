@@ -1,7 +1,7 @@
 import { IncomingMessage } from 'node:http';
 import { Context, Span, SpanKind, SpanStatusCode, context, propagation, trace } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { registerInstrumentations } from '@opentelemetry/instrumentation';
+import { Instrumentation, registerInstrumentations } from '@opentelemetry/instrumentation';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
@@ -45,20 +45,47 @@ export function startTracing(serviceName: string, env: NodeJS.ProcessEnv = proce
     spanProcessors: exporter ? [new BatchSpanProcessor(exporter, { scheduledDelayMillis: 500 })] : [],
   });
   provider.register({ propagator: new W3CTraceContextPropagator() });
-  registerInstrumentations({
-    instrumentations: [
-      new HttpInstrumentation({
-        ignoreIncomingRequestHook: (req) => req.url?.startsWith('/health') === true || req.url === '/metrics',
-        applyCustomAttributesOnSpan: (span, request) => nameByRoute(span, request),
-      }),
-      // A query span only inside a request's or an event's span: polling jobs and pool connects make no traces.
-      new PgInstrumentation({
-        enhancedDatabaseReporting: false,
-        requireParentSpan: true,
-        ignoreConnectSpans: true,
-      }),
-    ],
-  });
+  registerInstrumentations({ instrumentations: instrumentationsFor(env) });
+}
+
+/** The instrumentations a service can run, by the short names OTEL_NODE_DISABLED_INSTRUMENTATIONS uses. */
+const INSTRUMENTATIONS = {
+  http: () =>
+    new HttpInstrumentation({
+      ignoreIncomingRequestHook: (req) => req.url?.startsWith('/health') === true || req.url === '/metrics',
+      applyCustomAttributesOnSpan: (span, request) => nameByRoute(span, request),
+    }),
+  // A query span only inside a request's or an event's span: polling jobs and pool connects make no traces.
+  pg: () =>
+    new PgInstrumentation({
+      enhancedDatabaseReporting: false,
+      requireParentSpan: true,
+      ignoreConnectSpans: true,
+    }),
+};
+
+/**
+ * The instrumentations to register: all of them but those OTEL_NODE_DISABLED_INSTRUMENTATIONS names (a comma
+ * list, the variable of OpenTelemetry's Node auto-instrumentation). `pg` is the one worth its price to weigh: its
+ * query spans are three quarters of a saga's spans and cost 3.5-5 ms of CPU per saga (docs/runbook.md, "Traces");
+ * without them a saga is still traced end to end, request to request and event to event. An unknown name is an
+ * error, so that a typo does not leave the instrumentation on unnoticed.
+ */
+export function instrumentationsFor(env: NodeJS.ProcessEnv): Instrumentation[] {
+  const disabled = new Set(
+    (env.OTEL_NODE_DISABLED_INSTRUMENTATIONS ?? '')
+      .split(',')
+      .map((name) => name.trim())
+      .filter((name) => name !== ''),
+  );
+  for (const name of disabled)
+    if (!Object.hasOwn(INSTRUMENTATIONS, name))
+      throw new Error(
+        `OTEL_NODE_DISABLED_INSTRUMENTATIONS names ${name}: not one of ${Object.keys(INSTRUMENTATIONS).join(', ')}`,
+      );
+  return Object.entries(INSTRUMENTATIONS)
+    .filter(([name]) => !disabled.has(name))
+    .map(([, create]) => create());
 }
 
 /**
