@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { TopicReader, loadStackConfig, waitFor } from '@checkout/testing';
 import { SpanLine } from '../src';
@@ -9,15 +9,41 @@ import { SpanLine } from '../src';
 const config = loadStackConfig();
 const order = `http://127.0.0.1:${config.servicePorts.order}`;
 const auth = { authorization: 'Bearer acme-dev-key', 'content-type': 'application/json' };
+const TRACES = join(config.logs, 'traces.jsonl');
+const sizeOf = (file: string) => (existsSync(file) ? statSync(file).size : 0);
+
+/** The whole lines of a file from a byte offset on (a line cut by the offset is left out). */
+function linesFrom(file: string, from: number): string[] {
+  const fd = openSync(file, 'r');
+  try {
+    const at = Math.max(0, from - 1);
+    const bytes = Buffer.alloc(Math.max(0, fstatSync(fd).size - at));
+    readSync(fd, bytes, 0, bytes.length, at);
+    const lines = bytes.toString('utf8').split('\n');
+    // Reading from the byte before the offset: an empty first piece means the offset starts a line.
+    if (from > 0) lines.shift();
+    return lines.filter(Boolean);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * The spans written since this spec started: a long-lived stack's trace file holds up to TRACE_FILE_MAX_BYTES
+ * (1 GiB), more than one string can (512 MB), so it is read from where it ended at the start; if it was rotated
+ * meanwhile, the rest of the old file (`<file>.1`) comes first.
+ */
+let start = 0;
 const spans = (): SpanLine[] =>
-  readFileSync(join(config.logs, 'traces.jsonl'), 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as SpanLine);
+  (sizeOf(TRACES) >= start
+    ? linesFrom(TRACES, start)
+    : [...linesFrom(`${TRACES}.1`, start), ...linesFrom(TRACES, 0)]
+  ).map((l) => JSON.parse(l) as SpanLine);
 
 describe('one checkout is one trace across services', () => {
   let reader: TopicReader;
   beforeAll(async () => {
+    start = sizeOf(TRACES);
     reader = await new TopicReader(['order.created', 'inventory.rejected', 'inventory.reserved']).start();
   });
   afterAll(() => reader.stop());
