@@ -354,7 +354,7 @@ function rssNow(): Record<string, number> {
   return Object.fromEntries(Object.entries(s.rssMb).map(([k, v]) => [k, round(v)]));
 }
 
-/** How long every Node service's RSS must stay within 2% of its lowest for the stack to count as at rest. */
+/** How long no Node service's RSS may have been more than 2% above its latest sample for the stack to be at rest. */
 const REST_SETTLE_MS = 45_000;
 /** The longest a rest reading waits for that before it takes what it has (and says so). */
 const REST_DEADLINE_MS = 240_000;
@@ -371,8 +371,8 @@ interface RestReading {
 }
 
 /**
- * RSS of every process at rest: no saga open, and no Node service's RSS more than 2% under its value of
- * `REST_SETTLE_MS` earlier. A service that ran a load keeps the heap the load grew (V8's young generation at its
+ * RSS of every process at rest: no saga open, and no sample of a Node service's RSS in the last `REST_SETTLE_MS`
+ * more than 2% above its latest one (it has stopped falling). A service that ran a load keeps the heap the load grew (V8's young generation at its
  * 32 MB maximum, the old space two to three times its live data) until V8's memory reducer sees it idle and
  * collects; on this stack that came 15 to 90 s after the last saga (order 239 -> 135 MB, payment 319 -> 143 MB,
  * bench/results/s39). A reading 5 s after the load, as this bench took before, measured the load's headroom

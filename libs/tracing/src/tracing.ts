@@ -34,7 +34,7 @@ function exporterFromEnv(env: NodeJS.ProcessEnv): SpanExporter | undefined {
 }
 
 /**
- * Starts OpenTelemetry for a service: W3C propagation, HTTP and pg spans. Must run before those
+ * Starts OpenTelemetry for a service: W3C propagation, HTTP and pg spans (`instrumentationsFor`). Must run before those
  * modules are loaded (main.ts imports '@checkout/tracing/register' first).
  */
 export function startTracing(serviceName: string, env: NodeJS.ProcessEnv = process.env): void {
