@@ -372,11 +372,12 @@ interface RestReading {
 
 /**
  * RSS of every process at rest: no saga open, and no sample of a Node service's RSS in the last `REST_SETTLE_MS`
- * more than 2% above its latest one (it has stopped falling). A service that ran a load keeps the heap the load grew (V8's young generation at its
- * 32 MB maximum, the old space two to three times its live data) until V8's memory reducer sees it idle and
- * collects; on this stack that came 15 to 90 s after the last saga (order 239 -> 135 MB, payment 319 -> 143 MB,
- * bench/results/s39). A reading 5 s after the load, as this bench took before, measured the load's headroom
- * rather than what a service keeps, and a leak shows in what it keeps. Sampled every 2 s.
+ * more than 2% above its latest one (it has stopped falling). A service that ran a load keeps the heap the load
+ * grew (V8's young generation at its 32 MB maximum, the old space two to three times its live data) until V8's
+ * memory reducer sees it idle and collects; on this stack that came 15 to 150 s after the last saga (order
+ * 239 -> 135 MB, payment 319 -> 143 MB, bench/results/s39). A reading 5 s after the load, as this bench took
+ * before, measured the load's headroom rather than what a service keeps, and a leak shows in what it keeps.
+ * Sampled every 2 s.
  */
 async function rssAtRest(watch: SagaWatch): Promise<RestReading> {
   const t0 = Date.now();
