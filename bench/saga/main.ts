@@ -14,7 +14,7 @@ import {
   up,
 } from '@checkout/local-stack';
 import { formatVerdict, runConservationCheck, serviceDataSource, waitFor } from '@checkout/testing';
-import { CheckoutApi, conservationTarget, uniqueSku } from '@checkout/e2e';
+import { CheckoutApi, ServiceName, conservationTarget, metricValue, uniqueSku } from '@checkout/e2e';
 import { percentile, report } from '../report';
 import { NODE_SERVICES, STACK_PROCESSES, Sample, cpuBetween, sample, stackPids } from './procs';
 import { SagaWatch } from './watch';
@@ -92,27 +92,21 @@ function pcts(xs: number[]) {
   };
 }
 
-/** One service's /metrics text, or null when the scrape fails. */
-async function metricsOf(service: string): Promise<string | null> {
+/** One sample of a Node service's /metrics (e2e's `metricValue`), or null when the scrape fails or has none. */
+async function sampleOf(service: string, name: string): Promise<number | null> {
   try {
-    const res = await fetch(`http://127.0.0.1:${config.internalPorts[service]}/metrics`, {
-      signal: AbortSignal.timeout(5_000),
-    });
-    return await res.text();
+    return await metricValue(
+      service === 'psp-simulator' ? 'psp' : (service as ServiceName | 'saga-tracker'),
+      name,
+    );
   } catch {
     return null;
   }
 }
 
-/** One sample's value of a metric in a /metrics text (the first series of that name), or null. */
-function metricValue(text: string | null, name: string): number | null {
-  const m = new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.e+-]+)$`, 'm').exec(text ?? '');
-  return m ? Number(m[1]) : null;
-}
-
 /** Scrapes one service's /metrics and returns its event-loop delay p99 in ms (the scrape resets the histogram). */
 async function eventLoopP99(service: string): Promise<number | null> {
-  const p99 = metricValue(await metricsOf(service), 'nodejs_eventloop_lag_p99_seconds');
+  const p99 = await sampleOf(service, 'nodejs_eventloop_lag_p99_seconds');
   return p99 === null ? null : round(p99 * 1000, 2);
 }
 
@@ -398,7 +392,7 @@ async function rssAtRest(watch: SagaWatch): Promise<RestReading> {
   const heapUsedMb = Object.fromEntries(
     await Promise.all(
       NODE_SERVICES.map(async (s) => {
-        const used = metricValue(await metricsOf(s), 'nodejs_heap_size_used_bytes');
+        const used = await sampleOf(s, 'nodejs_heap_size_used_bytes');
         return [s, used === null ? null : round(used / 2 ** 20)] as const;
       }),
     ),

@@ -302,7 +302,7 @@ export class CheckoutApi {
 
 /** One sample of a Prometheus metric from a service's `/metrics` (sum over the label sets that match). */
 export async function metricValue(
-  service: ServiceName,
+  service: ServiceName | 'saga-tracker',
   name: string,
   labels: Record<string, string> = {},
 ): Promise<number> {
