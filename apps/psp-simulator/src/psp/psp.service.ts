@@ -1,4 +1,5 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { request } from 'undici';
 import { PinoLogger } from 'nestjs-pino';
 import { PspCredentialRegistry, SERVICE_CONFIG } from '@checkout/service-kit';
 import { PspSimulatorConfig } from '../config/psp-simulator.config';
@@ -349,14 +350,15 @@ export class PspService implements OnApplicationBootstrap, OnApplicationShutdown
     signature: string,
   ): Promise<{ status: number | null; error: string | null }> {
     try {
-      const res = await fetch(`${this.config.PAYMENT_URL}/v1/psp/webhooks`, {
+      // undici's request rather than fetch: the same client without the WHATWG objects around each call.
+      const res = await request(`${this.config.PAYMENT_URL}/v1/psp/webhooks`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'psp-signature': signature },
         body,
         signal: AbortSignal.timeout(10_000),
       });
-      await res.arrayBuffer();
-      return { status: res.status, error: null };
+      await res.body.dump();
+      return { status: res.statusCode, error: null };
     } catch (e) {
       return { status: null, error: (e as Error).message };
     }

@@ -10,6 +10,7 @@ import {
   retry,
   wrap,
 } from 'cockatiel';
+import { request } from 'undici';
 import { z } from 'zod';
 import { PspCredentialRegistry, SERVICE_CONFIG } from '@checkout/service-kit';
 import { PaymentConfig } from '../../config/payment.config';
@@ -188,10 +189,12 @@ export class PspClient {
     const secretKey = this.accounts.forAccount(account)?.secretKey;
     // No credentials (an account removed from TENANT_PSP_CREDENTIALS): nothing was sent, nothing is believed.
     if (!secretKey) throw new PspTransientError(`no credentials for PSP account ${account}`);
-    let res: Response;
+    let status: number;
     let text: string;
     try {
-      res = await fetch(`${this.config.PSP_URL}${path}`, {
+      // undici's request, not fetch: the same HTTP client without fetch's WHATWG Request, Headers and streams,
+      // which were a sixth of the payment service's CPU per saga. The deadline covers the answer's body as well.
+      const res = await request(`${this.config.PSP_URL}${path}`, {
         method,
         headers: {
           authorization: `Bearer ${secretKey}`,
@@ -201,32 +204,33 @@ export class PspClient {
         body: body === undefined ? undefined : JSON.stringify(body),
         signal: AbortSignal.timeout(this.config.PAYMENT_PSP_TIMEOUT_MS),
       });
-      text = await res.text();
+      status = res.statusCode;
+      text = await res.body.text();
     } catch (error) {
       // A timeout or a dropped connection: the request may or may not have reached the PSP.
       throw new PspTransientError(`${(error as Error).name}: ${(error as Error).message}`);
     }
     // 409: the same key is still being processed; 429: slow down. Both: ask again with the same key.
-    if (res.status >= 500 || res.status === 409 || res.status === 429)
-      throw new PspTransientError(`PSP answered ${res.status}`);
+    if (status >= 500 || status === 409 || status === 429)
+      throw new PspTransientError(`PSP answered ${status}`);
     let json: unknown;
     try {
       json = JSON.parse(text);
     } catch {
-      throw new PspTransientError(`PSP answered ${res.status} with a body that is not JSON`);
+      throw new PspTransientError(`PSP answered ${status} with a body that is not JSON`);
     }
-    if (res.status >= 400) {
+    if (status >= 400) {
       const e = PspErrorSchema.safeParse(json).data ?? {};
       return {
         kind: 'rejected',
-        status: res.status,
-        code: e.error ?? `HTTP_${res.status}`,
+        status,
+        code: e.error ?? `HTTP_${status}`,
         message: e.message ?? '',
       };
     }
     const answer = schema.safeParse(json);
     // An answer we cannot read tells us nothing about the money: as good as no answer (same key next time).
-    if (!answer.success) throw new PspTransientError(`PSP answered ${res.status} with an unexpected body`);
+    if (!answer.success) throw new PspTransientError(`PSP answered ${status} with an unexpected body`);
     return { kind: 'ok', value: answer.data };
   }
 }
