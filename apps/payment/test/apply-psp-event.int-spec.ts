@@ -103,6 +103,19 @@ describe('payment: refund webhooks through the refund state machine', () => {
       },
     });
 
+  /** What a delivery did, as the webhook answers it. */
+  const outcomeOf = async (tenantId: string, event: PspEvent) =>
+    (await apply.execute(tenantId, event)).outcome;
+
+  const chargeSucceeded = (chargeId: string, paymentId: string): PspEvent =>
+    PspEventSchema.parse({
+      id: `evt_${randomUUID()}`,
+      type: 'charge.succeeded',
+      created: Math.floor(Date.now() / 1000),
+      account: 'acct_acme',
+      data: { object: { id: chargeId, reference: 'r', status: 'succeeded', metadata: { paymentId } } },
+    });
+
   const state = async () => {
     const [p] = await ds.query(`SELECT state FROM payment_attempt WHERE id = $1`, [given.paymentId]);
     const [r] = await ds.query(`SELECT state, psp_refund_id, last_error FROM refund WHERE id = $1`, [
@@ -126,8 +139,8 @@ describe('payment: refund webhooks through the refund state machine', () => {
 
     it('refund.succeeded completes it: payment refunded by the webhook, one payment.refunded; a redelivery is a duplicate', async () => {
       const event = refundEvent('refund.succeeded');
-      assert.equal(await apply.execute('acme', event), 'applied');
-      assert.equal(await apply.execute('acme', event), 'duplicate');
+      assert.equal(await outcomeOf('acme', event), 'applied');
+      assert.equal(await outcomeOf('acme', event), 'duplicate');
       const s = await state();
       assert.equal(s.payment, 'refunded');
       assert.equal(s.refund.state, 'succeeded');
@@ -144,7 +157,7 @@ describe('payment: refund webhooks through the refund state machine', () => {
     });
 
     it('refund.failed parks it for an operator; the payment stays succeeded and nothing is published', async () => {
-      assert.equal(await apply.execute('acme', refundEvent('refund.failed')), 'applied');
+      assert.equal(await outcomeOf('acme', refundEvent('refund.failed')), 'applied');
       const s = await state();
       assert.equal(s.payment, 'succeeded');
       assert.equal(s.refund.state, 'refund_failed');
@@ -158,10 +171,10 @@ describe('payment: refund webhooks through the refund state machine', () => {
         refundEvent('refund.succeeded', { charge: 'ch_somebody_else' }),
         refundEvent('refund.succeeded', { amount: 49_999 }),
       ];
-      for (const e of foreign) assert.equal(await apply.execute('acme', e), 'unmatched');
+      for (const e of foreign) assert.equal(await outcomeOf('acme', e), 'unmatched');
       // Signed by globex: looked up among globex's refunds only.
       assert.equal(
-        await apply.execute('globex', refundEvent('refund.succeeded', { account: 'acct_globex' })),
+        await outcomeOf('globex', refundEvent('refund.succeeded', { account: 'acct_globex' })),
         'unmatched',
       );
       const s = await state();
@@ -173,10 +186,10 @@ describe('payment: refund webhooks through the refund state machine', () => {
 
   it('given a parked refund, the PSP word that the money went back still completes it; a late failure is ignored', async () => {
     given = await paymentWithRefund('refund_failed');
-    assert.equal(await apply.execute('acme', refundEvent('refund.failed')), 'ignored', 'already parked');
-    assert.equal(await apply.execute('acme', refundEvent('refund.succeeded')), 'applied');
+    assert.equal(await outcomeOf('acme', refundEvent('refund.failed')), 'ignored', 'already parked');
+    assert.equal(await outcomeOf('acme', refundEvent('refund.succeeded')), 'applied');
     assert.equal(
-      await apply.execute('acme', refundEvent('refund.failed')),
+      await outcomeOf('acme', refundEvent('refund.failed')),
       'ignored',
       'never back from succeeded',
     );
@@ -192,11 +205,8 @@ describe('payment: refund webhooks through the refund state machine', () => {
   it('given a refund the response already completed, its webhook is ignored and a refund id not ours is unmatched', async () => {
     given = await paymentWithRefund('succeeded', 're_ours');
     await ds.query(`UPDATE payment_attempt SET state = 'refunded' WHERE id = $1`, [given.paymentId]);
-    assert.equal(await apply.execute('acme', refundEvent('refund.succeeded', { id: 're_ours' })), 'ignored');
-    assert.equal(
-      await apply.execute('acme', refundEvent('refund.succeeded', { id: 're_other' })),
-      'unmatched',
-    );
+    assert.equal(await outcomeOf('acme', refundEvent('refund.succeeded', { id: 're_ours' })), 'ignored');
+    assert.equal(await outcomeOf('acme', refundEvent('refund.succeeded', { id: 're_other' })), 'unmatched');
     const s = await state();
     assert.deepEqual(s.events, []);
     assert.deepEqual(s.history, []);
@@ -204,7 +214,7 @@ describe('payment: refund webhooks through the refund state machine', () => {
 
   it("given an orphaned charge's refund (no payment of ours), refund.succeeded completes the refund only", async () => {
     given = await paymentWithRefund('pending', null, false);
-    assert.equal(await apply.execute('acme', refundEvent('refund.succeeded')), 'applied');
+    assert.equal(await outcomeOf('acme', refundEvent('refund.succeeded')), 'applied');
     const s = await state();
     assert.equal(s.payment, undefined);
     assert.equal(s.refund.state, 'succeeded');
@@ -220,12 +230,12 @@ describe('payment: refund webhooks through the refund state machine', () => {
       account: 'acct_acme',
       data: { object: { id: 'dp_1' } },
     });
-    assert.equal(await apply.execute('acme', other), 'ignored');
-    assert.equal(await apply.execute('acme', other), 'duplicate');
+    assert.equal(await outcomeOf('acme', other), 'ignored');
+    assert.equal(await outcomeOf('acme', other), 'duplicate');
     // Each tenant has its own PSP account: the same event id of another account is another event.
     const globex = PspEventSchema.parse({ ...other, account: 'acct_globex' });
-    assert.equal(await apply.execute('globex', globex), 'ignored');
-    assert.equal(await apply.execute('globex', globex), 'duplicate');
+    assert.equal(await outcomeOf('globex', globex), 'ignored');
+    assert.equal(await outcomeOf('globex', globex), 'duplicate');
     assert.deepEqual(
       await ds.query(`SELECT tenant_id, outcome FROM psp_event WHERE event_id = $1 ORDER BY tenant_id`, [
         other.id,
@@ -238,5 +248,28 @@ describe('payment: refund webhooks through the refund state machine', () => {
     const malformed = { ...refundEvent('refund.succeeded'), data: { object: { id: 're_1', amount: '5' } } };
     assert.equal(PspEventSchema.safeParse(malformed).success, false, 'a known type is validated in full');
     assert.equal((await state()).refund.state, 'pending');
+  });
+
+  it('asks for the orphan sweep only for a captured charge no payment of ours holds, not for a late webhook', async () => {
+    given = await paymentWithRefund('succeeded', null);
+    // The attempt succeeded with this charge (its answer came first): the webhook tells nothing new.
+    assert.deepEqual(await apply.execute('acme', chargeSucceeded(given.chargeId, given.paymentId)), {
+      outcome: 'ignored',
+      unaccountedCharge: false,
+    });
+    // A second charge for the same payment: money no attempt took.
+    assert.deepEqual(await apply.execute('acme', chargeSucceeded(`ch_${randomUUID()}`, given.paymentId)), {
+      outcome: 'ignored',
+      unaccountedCharge: true,
+    });
+    // A charge naming no payment of this tenant.
+    assert.deepEqual(await apply.execute('acme', chargeSucceeded(`ch_${randomUUID()}`, randomUUID())), {
+      outcome: 'unmatched',
+      unaccountedCharge: true,
+    });
+    // A redelivery changes nothing and asks for nothing.
+    const late = chargeSucceeded(given.chargeId, given.paymentId);
+    await apply.execute('acme', late);
+    assert.deepEqual(await apply.execute('acme', late), { outcome: 'duplicate', unaccountedCharge: false });
   });
 });

@@ -533,18 +533,22 @@ export async function notePspEventOutcome(
   );
 }
 
-/** The id of the tenant's attempt a PSP charge is about (by our payment id, else by the charge id), if any. */
-export async function findAttemptIdForCharge(
+/**
+ * The tenant's attempt a PSP charge is about (by our payment id, else by the charge id), if any, and whether that
+ * very charge is already its money (succeeded or refunded with it): a webhook about it then tells nothing new.
+ */
+export async function findAttemptForCharge(
   tx: EntityManager,
   tenantId: string,
   paymentId: string | null,
   pspRef: string,
-): Promise<string | null> {
-  const rows: { id: string }[] = await tx.query(
-    `SELECT id FROM payment_attempt WHERE tenant_id = $1 AND (id = $2::uuid OR psp_ref = $3) LIMIT 1`,
+): Promise<{ id: string; holdsCharge: boolean } | null> {
+  const rows: { id: string; holds_charge: boolean }[] = await tx.query(
+    `SELECT id, (psp_ref IS NOT DISTINCT FROM $3 AND state IN ('succeeded', 'refunded')) AS holds_charge
+       FROM payment_attempt WHERE tenant_id = $1 AND (id = $2::uuid OR psp_ref = $3) LIMIT 1`,
     [tenantId, paymentId, pspRef],
   );
-  return rows[0]?.id ?? null;
+  return rows[0] ? { id: rows[0].id, holdsCharge: rows[0].holds_charge } : null;
 }
 
 /**

@@ -56,10 +56,9 @@ export class WebhooksController {
       throw new WebhookRefused();
     }
     const event = validate(PspWebhookEvent, body);
-    const outcome = await this.apply.execute(credentials.tenantId, event);
+    const { outcome, unaccountedCharge } = await this.apply.execute(credentials.tenantId, event);
     // Money the PSP took that no attempt of ours took: the orphan sweep looks once it is in its window.
-    if (event.type === 'charge.succeeded' && (outcome === 'unmatched' || outcome === 'ignored'))
-      this.reconcile.unaccountedChargeSeen();
+    if (unaccountedCharge) this.reconcile.unaccountedChargeSeen();
     return { received: true, outcome };
   }
 }

@@ -9,7 +9,7 @@ import {
   PspWebhookEvent,
 } from '@checkout/contracts';
 import {
-  findAttemptIdForCharge,
+  findAttemptForCharge,
   findRefundForPspRefund,
   insertPspEvent,
   isUuid,
@@ -32,9 +32,22 @@ const isRefundEvent = (e: PspEvent): e is RefundEvent =>
 /** What one webhook delivery did. */
 export type PspEventOutcome = 'applied' | 'ignored' | 'duplicate' | 'unmatched';
 
+/** What one webhook delivery did, and whether it reported money that no payment of ours holds. */
+export interface PspEventApplied {
+  outcome: PspEventOutcome;
+  /**
+   * A captured charge (`charge.succeeded`) that no attempt took (`unmatched`), or that the attempt it names did
+   * not take (`ignored`: it holds another charge, or failed): the orphan sweep should look. False for the common
+   * late webhook about the charge whose answer was already applied.
+   */
+  unaccountedCharge: boolean;
+}
+
 interface Applied {
   outcome: PspEventOutcome;
   paymentId: string | null;
+  /** The attempt holds this very charge already (only for charge events). */
+  holdsCharge?: boolean;
 }
 
 /**
@@ -51,11 +64,11 @@ export class ApplyPspEventHandler {
     private readonly metrics: PaymentMetrics,
   ) {}
 
-  async execute(tenantId: string, event: PspEvent): Promise<PspEventOutcome> {
-    const outcome = await this.dataSource.transaction(async (tx): Promise<PspEventOutcome> => {
+  async execute(tenantId: string, event: PspEvent): Promise<PspEventApplied> {
+    const applied = await this.dataSource.transaction(async (tx): Promise<Applied> => {
       const chargeId = isRefundEvent(event) ? event.data.object.charge : event.data.object.id;
       const fresh = await insertPspEvent(tx, { eventId: event.id, tenantId, type: event.type, chargeId });
-      if (!fresh) return 'duplicate';
+      if (!fresh) return { outcome: 'duplicate', paymentId: null };
       // The tenant comes from the verified signature: another tenant's payment or refund is never found here.
       const result: Applied = isChargeEvent(event)
         ? await this.applyCharge(tx, tenantId, event)
@@ -68,19 +81,23 @@ export class ApplyPspEventHandler {
         outcome: result.outcome,
         paymentId: result.paymentId,
       });
-      return result.outcome;
+      return result;
     });
+    const { outcome } = applied;
     this.metrics.webhooks.inc({ outcome });
-    return outcome;
+    const unaccountedCharge =
+      event.type === 'charge.succeeded' &&
+      (outcome === 'unmatched' || (outcome === 'ignored' && applied.holdsCharge !== true));
+    return { outcome, unaccountedCharge };
   }
 
   private async applyCharge(tx: EntityManager, tenantId: string, event: ChargeEvent): Promise<Applied> {
     const charge = event.data.object;
     const paymentId = isUuid(charge.metadata.paymentId) ? charge.metadata.paymentId : null;
-    const target = await findAttemptIdForCharge(tx, tenantId, paymentId, charge.id);
+    const target = await findAttemptForCharge(tx, tenantId, paymentId, charge.id);
     if (!target) return { outcome: 'unmatched', paymentId: null };
     const moved = await this.move.execute(tx, {
-      paymentId: target,
+      paymentId: target.id,
       tenantId,
       to: event.type === 'charge.succeeded' ? 'succeeded' : 'failed',
       source: 'webhook',
@@ -88,7 +105,7 @@ export class ApplyPspEventHandler {
       failureReason: event.type === 'charge.failed' ? (charge.failureCode ?? 'declined') : null,
       pspEventId: event.id,
     });
-    return { outcome: moved.outcome, paymentId: target };
+    return { outcome: moved.outcome, paymentId: target.id, holdsCharge: target.holdsCharge };
   }
 
   /**
