@@ -124,12 +124,14 @@ export class ServiceKitModule {
               ignore: (req) => req.url?.startsWith('/health') === true || req.url === '/metrics',
             },
             // An access line names the request and its answer; headers and bodies stay out of the hot path (and out
-            // of the logs): the trace of the request has the rest.
+            // of the logs): the trace of the request has the rest. Unwrapped: pino-http's wrappers first copy every
+            // request field and every response header into an object of their own, for these to pick three.
+            wrapSerializers: false,
             serializers: {
-              req: (req: { id: unknown; method: string; url: string }) => ({
+              req: (req: { id: unknown; method: string; url: string; originalUrl?: string }) => ({
                 id: req.id,
                 method: req.method,
-                url: req.url,
+                url: req.originalUrl ?? req.url,
               }),
               res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
             },
