@@ -57,15 +57,16 @@ export class IdempotencyRepository {
    * Looks the key up without claiming it: a completed answer to replay, or a different request under the same
    * key; null when the key is free or still being processed (the checkout goes on and claims it). Run before
    * the flash-sale gate, so that a client's retry never takes (and gives back) a unit, nor reads OUT_OF_STOCK.
+   * The request's hash is asked for only when the key has an answer to compare it with.
    */
-  async peek(db: Sql, tenantId: string, key: string, hash: string): Promise<Claim | null> {
+  async peek(db: Sql, tenantId: string, key: string, hashOf: () => string): Promise<Claim | null> {
     const [row]: { request_hash: string; response_status: number; response_body: string }[] = await db.query(
       `SELECT request_hash, response_status, response_body FROM idempotency_keys
         WHERE tenant_id = $1 AND key = $2 AND state = 'completed' AND expires_at >= now()`,
       [tenantId, key],
     );
     if (!row) return null;
-    if (row.request_hash !== hash) return { kind: 'reused' };
+    if (row.request_hash !== hashOf()) return { kind: 'reused' };
     return { kind: 'replay', status: row.response_status, body: row.response_body };
   }
 

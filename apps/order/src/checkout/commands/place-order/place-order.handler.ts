@@ -78,15 +78,17 @@ export class PlaceOrderHandler {
   private async run({ tenantId, idempotencyKey, body }: PlaceOrderCommand): Promise<CheckoutReply> {
     // A retry of a completed checkout is answered before the gate: it must not take a unit (another buyer's
     // false OUT_OF_STOCK) nor be told OUT_OF_STOCK itself once the sale is sold out.
-    const hash = requestHash(body);
-    const earlier = await this.keys.peek(this.dataSource, tenantId, idempotencyKey, hash);
+    // Hashed only when needed: a refusal by the gate (most of a flash sale's answers) never hashes the body.
+    let hash: string | undefined;
+    const hashOf = () => (hash ??= requestHash(body));
+    const earlier = await this.keys.peek(this.dataSource, tenantId, idempotencyKey, hashOf);
     if (earlier?.kind === 'replay') return { status: earlier.status, body: earlier.body, replayed: true };
     if (earlier?.kind === 'reused') throw new IdempotencyKeyReused();
     const holdId = gateHoldId(idempotencyKey);
     const take = await this.gate.gate.take(tenantId, holdId, body.lines);
     if (take.outcome === 'Insufficient') throw new OutOfStock(take.sku, take.remaining);
     if (take.outcome === 'GateUnknown')
-      return this.afterUnknownTake(tenantId, idempotencyKey, hash, take.reason);
+      return this.afterUnknownTake(tenantId, idempotencyKey, hashOf(), take.reason);
     // Redis is down (the take surely did not run): the database path decides, inventory never oversells.
     if (take.outcome === 'GateUnavailable') this.gate.reportUnavailable('take', take, { tenantId });
     // Only a fresh take is this request's to give back; AlreadyHeld belongs to the first request with this key.
@@ -94,7 +96,7 @@ export class PlaceOrderHandler {
     const orderHold = take.outcome === 'Granted' || take.outcome === 'AlreadyHeld' ? holdId : null;
     let created = false;
     try {
-      const claim = await this.keys.claim(this.dataSource, tenantId, idempotencyKey, hash);
+      const claim = await this.keys.claim(this.dataSource, tenantId, idempotencyKey, hashOf());
       if (claim.kind === 'replay') return { status: claim.status, body: claim.body, replayed: true };
       if (claim.kind === 'in-use') throw new IdempotencyKeyInUse();
       if (claim.kind === 'reused') throw new IdempotencyKeyReused();
