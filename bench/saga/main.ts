@@ -9,6 +9,7 @@ import {
   serviceEnv,
   serviceReady,
   startDetached,
+  stopManaged,
   startService,
   stopService,
   up,
@@ -35,6 +36,9 @@ import { HttpPathResult, HttpTarget, drive, postStatus, startBareGate } from './
  *   `--scrape-every` seconds (15, as a Prometheus would; 0: never), since the gauges are read when scraped.
  * - `--flash N`: N checkouts for 500 units at 200 concurrent clients with the Redis gate on, then
  *   `--flash-off M` with the gate off (every one of those is a saga: M is bounded separately).
+ *   `--flash-replicas R` serves them with R order processes, as Kubernetes runs order (2 replicas at least) behind
+ *   one Service: the stack's own and R-1 started for the run on ports of their own, each client keeping to one
+ *   (connections spread as a Service spreads them). One Redis gate, one database, one Kafka group for all.
  * - `--http N`: issue 16's HTTP-path ratios. N refusals by the gate (a sold-out hot SKU) through
  *   `POST /v1/checkout` against N calls of a bare Fastify route doing the same EVALSHA (bench/saga/bare-gate.ts),
  *   alternated over `--http-rounds` rounds at `--flash-clients` concurrency; then `--http-accepted` accepted
@@ -52,6 +56,7 @@ const { values: args } = parseArgs({
     'flash-off': { type: 'string', default: '1000' },
     'flash-units': { type: 'string', default: '500' },
     'flash-clients': { type: 'string', default: '200' },
+    'flash-replicas': { type: 'string', default: '1' },
     http: { type: 'string' },
     'http-rounds': { type: 'string', default: '3' },
     'http-accepted': { type: 'string', default: '1000' },
@@ -574,26 +579,30 @@ async function idleRun(seconds: number) {
  * one keep-alive connection per client (undici's Pool, as the HTTP-path run drives): the buyers of a real sale
  * are on other machines, and a client as costly as `fetch` took a fifth of this machine's CPU from the stack.
  */
-async function flashAttempts(sku: string, attempts: number, clients: number) {
+async function flashAttempts(sku: string, attempts: number, clients: number, origins = [ORDER_URL]) {
   const statuses = new Map<number, number>();
-  const pool = new Pool(ORDER_URL, { connections: clients, pipelining: 1 });
-  const send = (key: string, payload: string) =>
-    postStatus(pool, '/v1/checkout', checkoutHeaders(key), payload);
+  // Client c talks to origins[c % n] over its share of the connections.
+  const pools = origins.map(
+    (origin, i) =>
+      new Pool(origin, { connections: Math.ceil((clients - i) / origins.length), pipelining: 1 }),
+  );
+  const send = (client: number, key: string, payload: string) =>
+    postStatus(pools[client % pools.length], '/v1/checkout', checkoutHeaders(key), payload);
   let next = 0;
   let retries = 0;
   const t0 = performance.now();
   const progress = setInterval(() => log(`flash: ${next} of ${attempts} sent`), 5_000);
   try {
     await Promise.all(
-      Array.from({ length: clients }, async () => {
+      Array.from({ length: clients }, async (_, client) => {
         while (next < attempts) {
           next += 1;
           const key = randomUUID();
           const payload = JSON.stringify(body(sku));
-          let status = await send(key, payload);
+          let status = await send(client, key, payload);
           for (let i = 0; i < 5 && status === 503; i++) {
             retries += 1;
-            status = await send(key, payload);
+            status = await send(client, key, payload);
           }
           statuses.set(status, (statuses.get(status) ?? 0) + 1);
         }
@@ -601,7 +610,7 @@ async function flashAttempts(sku: string, attempts: number, clients: number) {
     );
   } finally {
     clearInterval(progress);
-    await pool.close();
+    await Promise.all(pools.map((p) => p.close()));
   }
   return {
     seconds: round((performance.now() - t0) / 1000, 2),
@@ -614,21 +623,25 @@ async function flashAttempts(sku: string, attempts: number, clients: number) {
 async function flashRun(attempts: number) {
   const units = num('flash-units');
   const clients = num('flash-clients');
+  const replicas = Math.max(1, num('flash-replicas'));
   const db = await serviceDataSource('order_svc', 2);
   const rowsFor = async (sku: string) =>
     Number(
       (await db.query(`SELECT count(DISTINCT order_id) AS n FROM order_lines WHERE sku = $1`, [sku]))[0].n,
     );
+  const extra = await startOrderReplicas(replicas - 1);
   try {
     const on = await sellableSku('FLASH-ON', units);
     await api.setFlashSale(on, true);
-    log(`flash, gate on: ${attempts} attempts for ${units} units at ${clients} clients`);
-    const gated = await flashAttempts(on, attempts, clients);
+    log(
+      `flash, gate on: ${attempts} attempts for ${units} units at ${clients} clients, ${replicas} order process(es)`,
+    );
+    const gated = await flashAttempts(on, attempts, clients, [ORDER_URL, ...extra.origins]);
     const gatedRows = await rowsFor(on);
     const offAttempts = num('flash-off');
     const off = await sellableSku('FLASH-OFF', units);
     log(`flash, gate off: ${offAttempts} attempts for ${units} units at ${clients} clients`);
-    const ungated = await flashAttempts(off, offAttempts, clients);
+    const ungated = await flashAttempts(off, offAttempts, clients, [ORDER_URL, ...extra.origins]);
     const t0 = performance.now();
     const settled = await waitFor(
       'the gate-off sale to settle (nothing reserved)',
@@ -641,6 +654,7 @@ async function flashRun(attempts: number) {
     const flash = {
       units,
       clients,
+      orderReplicas: replicas,
       gateOn: { attempts, ...gated, accepted: gated.statuses[202] ?? 0, orderRows: gatedRows },
       gateOff: {
         attempts: offAttempts,
@@ -672,8 +686,55 @@ async function flashRun(attempts: number) {
     ];
     return { rows, meta: { flash } };
   } finally {
+    await extra.stop();
     await db.destroy();
   }
+}
+
+/**
+ * `count` more order processes beside the stack's (the flash sale's `--flash-replicas`), each with the stack's
+ * environment on an API and an internal port of its own, ready when this returns; `stop()` ends them (SIGTERM:
+ * their consumers leave the group as a replica's do when scaled in).
+ */
+async function startOrderReplicas(count: number): Promise<{ origins: string[]; stop(): Promise<void> }> {
+  const names: string[] = [];
+  const origins: string[] = [];
+  const stop = async () => {
+    await Promise.all(names.map((name) => stopManaged(config.run, name)));
+  };
+  try {
+    for (let k = 1; k <= count; k += 1) {
+      const name = `order-replica-${k}`;
+      const ports = {
+        api: config.servicePorts.order + 50 * k,
+        internal: config.internalPorts.order + 50 * k,
+      };
+      names.push(name);
+      startDetached(config.run, config.logs, {
+        name,
+        command: process.execPath,
+        args: ['--enable-source-maps', join(REPO_ROOT, 'apps', 'order', 'dist', 'src', 'main.js')],
+        ports: [ports.api, ports.internal],
+        env: {
+          ...process.env,
+          ...serviceEnv(config, 'order'),
+          PORT: String(ports.api),
+          INTERNAL_PORT: String(ports.internal),
+        },
+      });
+      await waitFor(
+        `${name} /health/ready`,
+        async () => (await fetch(`http://127.0.0.1:${ports.internal}/health/ready`).catch(() => null))?.ok,
+        { timeoutMs: 180_000, intervalMs: 250 },
+      );
+      log(`${name} ready on :${ports.api}`);
+      origins.push(`http://127.0.0.1:${ports.api}`);
+    }
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { origins, stop };
 }
 
 /** Issue 16: the checkout's HTTP path against a bare Fastify route doing the same Redis EVALSHA. */
