@@ -7,7 +7,7 @@ import {
   REPO_ROOT,
   loadStackConfig,
   serviceEnv,
-  serviceReady,
+  readyOn,
   startDetached,
   stopManaged,
   startService,
@@ -710,23 +710,7 @@ async function startOrderReplicas(count: number): Promise<{ origins: string[]; s
         internal: config.internalPorts.order + 50 * k,
       };
       names.push(name);
-      startDetached(config.run, config.logs, {
-        name,
-        command: process.execPath,
-        args: ['--enable-source-maps', join(REPO_ROOT, 'apps', 'order', 'dist', 'src', 'main.js')],
-        ports: [ports.api, ports.internal],
-        env: {
-          ...process.env,
-          ...serviceEnv(config, 'order'),
-          PORT: String(ports.api),
-          INTERNAL_PORT: String(ports.internal),
-        },
-      });
-      await waitFor(
-        `${name} /health/ready`,
-        async () => (await fetch(`http://127.0.0.1:${ports.internal}/health/ready`).catch(() => null))?.ok,
-        { timeoutMs: 180_000, intervalMs: 250 },
-      );
+      await startNodeProcess(name, 'order', { ports });
       log(`${name} ready on :${ports.api}`);
       origins.push(`http://127.0.0.1:${ports.api}`);
     }
@@ -827,21 +811,40 @@ async function restartNodeServices(profileDir: string | null): Promise<void> {
       await startService(name, log);
       continue;
     }
-    const main = join(REPO_ROOT, 'apps', name, 'dist', 'src', 'main.js');
-    const prof = ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${name}.cpuprofile`];
-    startDetached(config.run, config.logs, {
-      name,
-      command: process.execPath,
-      args: [...prof, '--enable-source-maps', main],
-      ports: [config.servicePorts[name], config.internalPorts[name]],
-      env: { ...process.env, ...serviceEnv(config, name) },
-    });
-    await waitFor(`${name} /health/ready`, () => serviceReady(config, name).catch(() => false), {
-      timeoutMs: 180_000,
-      intervalMs: 250,
+    await startNodeProcess(name, name, {
+      nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${name}.cpuprofile`],
+      ports: { api: config.servicePorts[name], internal: config.internalPorts[name] },
     });
     log(`${name} started with --cpu-prof`);
   }
+}
+
+/**
+ * Starts a process of a Node service outside the stack's own start (a profiled service, an extra order replica):
+ * detached, recorded under `name`, with the stack's environment of `service` and the ports given; returns once
+ * its /health/ready says ok.
+ */
+async function startNodeProcess(
+  name: string,
+  service: string,
+  { nodeArgs = [], ports }: { nodeArgs?: string[]; ports: { api: number; internal: number } },
+): Promise<void> {
+  startDetached(config.run, config.logs, {
+    name,
+    command: process.execPath,
+    args: [...nodeArgs, '--enable-source-maps', join(REPO_ROOT, 'apps', service, 'dist', 'src', 'main.js')],
+    ports: [ports.api, ports.internal],
+    env: {
+      ...process.env,
+      ...serviceEnv(config, service),
+      PORT: String(ports.api),
+      INTERNAL_PORT: String(ports.internal),
+    },
+  });
+  await waitFor(`${name} /health/ready`, () => readyOn(ports.internal).catch(() => false), {
+    timeoutMs: 180_000,
+    intervalMs: 250,
+  });
 }
 
 /** The previous results of this output file, kept for the scenarios this run does not repeat. */

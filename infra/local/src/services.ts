@@ -85,7 +85,12 @@ export function serviceEnv(config: StackConfig, name: string): Record<string, st
 
 /** Whether a service answers its readiness probe (on its internal port). */
 export async function serviceReady(config: StackConfig, name: string): Promise<boolean> {
-  const res = await fetch(`http://127.0.0.1:${config.internalPorts[name]}/health/ready`, {
+  return readyOn(config.internalPorts[name]);
+}
+
+/** Whether the service process whose internal port this is answers /health/ready with 200. */
+export async function readyOn(internalPort: number): Promise<boolean> {
+  const res = await fetch(`http://127.0.0.1:${internalPort}/health/ready`, {
     signal: AbortSignal.timeout(2000),
   });
   return res.status === 200;
