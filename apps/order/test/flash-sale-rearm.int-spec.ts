@@ -31,7 +31,8 @@ describe('flash-sale gate after a Redis restart (real redis-server of the stack,
       body: inInventory ? { enabled: true } : { enabled: true, available: 30 },
     });
     assert.equal(on.status, 200, on.text);
-    const first = await pool(Array.from({ length: 10 }), 10, () => checkout(checkoutBody(sku), randomUUID()));
+    const requests = Array.from({ length: 10 }, () => ({ body: checkoutBody(sku), key: randomUUID() }));
+    const first = await pool(requests, 10, (r) => checkout(r.body, r.key));
     assert.deepEqual(
       first.map((a) => a.status),
       Array(10).fill(202),
@@ -65,6 +66,11 @@ describe('flash-sale gate after a Redis restart (real redis-server of the stack,
     // The gate refused them (its answer names the units it has left), not the database.
     assert.ok(refused.every((a) => a.json.remaining === 0 && a.json.sku === sku));
     assert.equal(await remaining(sku), 0);
+    // Sold out at a gate Redis lost and got back: a retry of a checkout from before the restart is replayed.
+    const retry = await checkout(requests[3].body, requests[3].key);
+    assert.equal(retry.status, 202, retry.text);
+    assert.equal(retry.headers.get('idempotent-replayed'), 'true');
+    assert.equal(retry.text, first[3].text);
   });
 
   it('leaves a gate that is off alone', async () => {

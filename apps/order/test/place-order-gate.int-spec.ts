@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { PinoLogger } from 'nestjs-pino';
 import { Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
-import { TakeResult } from '@checkout/stock-gate';
+import { TakeOptions, TakeResult } from '@checkout/stock-gate';
 import { OutboxWriter } from '@checkout/messaging';
 import { scratchDatabase } from '@checkout/testing';
 import { CatalogRepository } from '../src/catalog/database/catalog.repository';
@@ -17,7 +17,7 @@ import {
 } from '../src/checkout/commands/place-order/place-order.handler';
 import { CheckoutMetrics } from '../src/checkout/checkout.metrics';
 import { IdempotencyRepository } from '../src/checkout/database/idempotency.repository';
-import { GateTimeout } from '../src/checkout/domain/checkout.errors';
+import { GateTimeout, IdempotencyKeyReused, OutOfStock } from '../src/checkout/domain/checkout.errors';
 import { gateHoldId } from '../src/checkout/domain/request-hash';
 import { OrderStockGate } from '../src/gate/stock-gate.provider';
 import { MIGRATIONS } from '../src/migrations';
@@ -30,11 +30,20 @@ const quiet = {
   warn: () => undefined,
 } as unknown as PinoLogger;
 
-/** A gate whose take answers what the test says, recording what the checkout did with it. */
+/** A gate whose take answers what the test says (`then` first, once each), recording what the checkout did with it. */
 class ScriptedGate {
   next: TakeResult = { outcome: 'NotGated' };
+  then: TakeResult[] = [];
   readonly calls: string[] = [];
-  readonly gate = { take: async () => this.next };
+  readonly gate = {
+    take: async (_t: string, _holdId: string, _lines: unknown, options?: TakeOptions) => {
+      if (options?.ignoreAnswered) this.calls.push('take:ignoring-answered');
+      return this.then.shift() ?? this.next;
+    },
+  };
+  async markAnswered(_t: string, idempotencyKey: string) {
+    this.calls.push(`marked:${idempotencyKey}`);
+  }
   reportUnavailable(operation: string) {
     this.calls.push(`unavailable:${operation}`);
   }
@@ -135,7 +144,38 @@ describe("checkout and the gate's answers (PlaceOrder on a scratch order databas
     const cmd = command();
     const r = await handler.execute(cmd);
     assert.equal(r.status, 202);
-    assert.deepEqual(gate.calls, ['unavailable:take']);
+    assert.deepEqual(gate.calls, ['unavailable:take', `marked:${cmd.idempotencyKey}`]);
+    assert.equal(await count('orders', 'customer_id', cmd.body.customerId), 1);
+  });
+
+  it('given a key the gate knows as answered: the stored answer is replayed, nothing taken or given back', async () => {
+    const cmd = command();
+    gate.next = { outcome: 'Granted', gatedSkus: ['HOT-1'] };
+    gate.calls.length = 0;
+    const first = await handler.execute(cmd);
+    assert.deepEqual(gate.calls, [`marked:${cmd.idempotencyKey}`], 'the answer is marked at the gate');
+    gate.calls.length = 0;
+    gate.next = { outcome: 'Answered' };
+    assert.deepEqual(await handler.execute(cmd), { ...first, replayed: true });
+    await assert.rejects(
+      handler.execute({ ...cmd, body: { ...cmd.body, customerId: 'someone-else' } }),
+      (e: unknown) => e instanceof IdempotencyKeyReused,
+    );
+    assert.deepEqual(gate.calls, []);
+  });
+
+  it('given a key the gate knows as answered but whose answer is gone: it takes again, ignoring the mark', async () => {
+    const cmd = command();
+    gate.calls.length = 0;
+    gate.then = [{ outcome: 'Answered' }];
+    gate.next = { outcome: 'Insufficient', sku: 'HOT-1', remaining: 0 };
+    await assert.rejects(handler.execute(cmd), (e: unknown) => e instanceof OutOfStock);
+    assert.deepEqual(gate.calls, ['take:ignoring-answered']);
+    gate.calls.length = 0;
+    gate.then = [{ outcome: 'Answered' }];
+    gate.next = { outcome: 'Granted', gatedSkus: ['HOT-1'] };
+    assert.equal((await handler.execute(cmd)).status, 202);
+    assert.deepEqual(gate.calls, ['take:ignoring-answered', `marked:${cmd.idempotencyKey}`]);
     assert.equal(await count('orders', 'customer_id', cmd.body.customerId), 1);
   });
 });

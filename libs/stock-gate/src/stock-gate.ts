@@ -1,5 +1,5 @@
 import Redis, { RedisOptions, ReplyError } from 'ioredis';
-import { GIVE_BACK_LUA, RESYNC_LUA, TAKE_LUA } from './gate.scripts';
+import { GIVE_BACK_LUA, MARK_ANSWERED_LUA, RESYNC_LUA, TAKE_LUA } from './gate.scripts';
 
 /** One line a checkout wants to take through the gate. */
 export interface GateLine {
@@ -32,6 +32,8 @@ export type TakeResult =
   | { outcome: 'Granted'; gatedSkus: string[] }
   /** This hold id already holds units (a retry of the same checkout): nothing taken again. */
   | { outcome: 'AlreadyHeld' }
+  /** This hold id's checkout was answered (`markAnswered`): nothing taken; the caller replays the answer. */
+  | { outcome: 'Answered' }
   /** No line's SKU has the gate on: go straight to the database path. */
   | { outcome: 'NotGated' }
   /** A gated SKU has fewer units left than asked: answer out of stock without touching the database. */
@@ -39,12 +41,27 @@ export type TakeResult =
   | GateUnavailable
   | GateUnknown;
 
+/** A checkout that has an answer to replay, and until when (ms since the epoch) the gate should know it. */
+export interface AnsweredHold {
+  holdId: string;
+  untilMs: number;
+}
+
+/** Options of a take. */
+export interface TakeOptions {
+  /** Take even if the hold id is marked answered (its answer turned out to be gone). */
+  ignoreAnswered?: boolean;
+  /** The clock the answered marks are compared with (tests). */
+  now?: number;
+}
+
 /** What a give-back did. */
 export type GiveBackResult = { outcome: 'Returned' } | { outcome: 'NothingHeld' } | GateUnavailable;
 
 interface GateCommands {
   stockGateTake(numKeys: number, ...args: (string | number)[]): Promise<string[]>;
   stockGateGiveBack(numKeys: number, ...args: (string | number)[]): Promise<number>;
+  stockGateMarkAnswered(key: string, ...args: (string | number)[]): Promise<number>;
   stockGateResync(key: string, available: number): Promise<string | null>;
 }
 
@@ -64,6 +81,9 @@ export const FAIL_FAST_REDIS: RedisOptions = {
   retryStrategy: (times) => Math.min(times * 200, 2_000),
 };
 
+/** Marks sent per script call (a Lua call's arguments are bounded). */
+const MARK_BATCH = 500;
+
 /** The error ioredis rejects a command with when it did not write it (not connected, no offline queue). */
 const NOT_SENT = /Stream isn't writeable|enableOfflineQueue/;
 
@@ -82,6 +102,7 @@ export class StockGate {
   ) {
     redis.defineCommand('stockGateTake', { lua: TAKE_LUA });
     redis.defineCommand('stockGateGiveBack', { lua: GIVE_BACK_LUA });
+    redis.defineCommand('stockGateMarkAnswered', { lua: MARK_ANSWERED_LUA, numberOfKeys: 1 });
     redis.defineCommand('stockGateResync', { lua: RESYNC_LUA, numberOfKeys: 1 });
     this.redis = redis as Redis & GateCommands;
   }
@@ -117,10 +138,32 @@ export class StockGate {
     return `${this.prefix}:{${tenantId}}:holds`;
   }
 
-  /** Takes every line's quantity from its counter, all or nothing, and records the take under holdId. */
-  async take(tenantId: string, holdId: string, lines: GateLine[]): Promise<TakeResult> {
-    const keys = [this.holdsKey(tenantId), ...lines.map((l) => this.counterKey(tenantId, l.sku))];
-    const args = [holdId, ...lines.map((l) => l.quantity), ...lines.map((l) => l.sku)];
+  /** The sorted set of a tenant's answered hold ids, scored by until when they are remembered. */
+  private answeredKey(tenantId: string): string {
+    return `${this.prefix}:{${tenantId}}:answered`;
+  }
+
+  /**
+   * Takes every line's quantity from its counter, all or nothing, and records the take under holdId. A hold id
+   * marked answered takes nothing (`Answered`), unless `ignoreAnswered`.
+   */
+  async take(
+    tenantId: string,
+    holdId: string,
+    lines: GateLine[],
+    { ignoreAnswered = false, now = Date.now() }: TakeOptions = {},
+  ): Promise<TakeResult> {
+    const keys = [
+      this.holdsKey(tenantId),
+      this.answeredKey(tenantId),
+      ...lines.map((l) => this.counterKey(tenantId, l.sku)),
+    ];
+    const args = [
+      holdId,
+      ignoreAnswered ? '' : now,
+      ...lines.map((l) => l.quantity),
+      ...lines.map((l) => l.sku),
+    ];
     const reply = await this.send(() => this.redis.stockGateTake(keys.length, ...keys, ...args));
     if (!Array.isArray(reply)) return reply;
     switch (reply[0]) {
@@ -128,6 +171,8 @@ export class StockGate {
         return { outcome: 'Granted', gatedSkus: reply.slice(1) };
       case 'already-held':
         return { outcome: 'AlreadyHeld' };
+      case 'answered':
+        return { outcome: 'Answered' };
       case 'not-gated':
         return { outcome: 'NotGated' };
       case 'insufficient':
@@ -151,6 +196,27 @@ export class StockGate {
       if (done === 0) return { outcome: 'NothingHeld' };
     }
     throw new Error(`stock gate hold ${holdId} kept changing while it was given back`);
+  }
+
+  /**
+   * Remembers that these hold ids' checkouts have an answer to replay, each until its `untilMs`, so that a take
+   * for one of them is `Answered` instead of taking units or reading `Insufficient`: the gate can refuse a
+   * sold-out SKU without asking the database whether the request is a retry. Marks past their time are
+   * dropped in the same call. Safe to repeat (a later time wins).
+   */
+  async markAnswered(
+    tenantId: string,
+    holds: AnsweredHold[],
+    now = Date.now(),
+  ): Promise<{ outcome: 'Marked' } | GateUnavailable> {
+    for (let i = 0; i < holds.length; i += MARK_BATCH) {
+      const args = holds.slice(i, i + MARK_BATCH).flatMap((h) => [Math.trunc(h.untilMs), h.holdId]);
+      const r = await this.call(() =>
+        this.redis.stockGateMarkAnswered(this.answeredKey(tenantId), now, ...args),
+      );
+      if (typeof r === 'object') return r;
+    }
+    return { outcome: 'Marked' };
   }
 
   /** The order went through (paid): forget the hold without returning its units. */

@@ -142,6 +142,57 @@ describe('stock gate on the real Redis', () => {
     assert.equal(await gate.remaining(tenant, s), 2);
   });
 
+  it('takes nothing for a hold marked answered, sold out or not, until its mark is past its time', async () => {
+    const s = sku('ANS');
+    await gate.enable(tenant, s, 1);
+    const [paid, retried, expired] = [randomUUID(), randomUUID(), randomUUID()];
+    assert.equal((await gate.take(tenant, paid, [{ sku: s, quantity: 1 }])).outcome, 'Granted');
+    assert.deepEqual(await gate.settle(tenant, paid), { outcome: 'Settled' });
+    const now = Date.now();
+    assert.deepEqual(
+      await gate.markAnswered(
+        tenant,
+        [
+          { holdId: paid, untilMs: now + 60_000 },
+          { holdId: retried, untilMs: now + 60_000 },
+          { holdId: expired, untilMs: now - 1 },
+        ],
+        now - 10,
+      ),
+      { outcome: 'Marked' },
+    );
+    const one = [{ sku: s, quantity: 1 }];
+    // Sold out: the retry of the paid checkout is still told apart from a new buyer.
+    assert.deepEqual(await gate.take(tenant, paid, one), { outcome: 'Answered' });
+    assert.deepEqual(await gate.take(tenant, expired, one), {
+      outcome: 'Insufficient',
+      sku: s,
+      remaining: 0,
+    });
+    // With units left, an answered hold takes none of them.
+    await gate.enable(tenant, s, 5);
+    assert.deepEqual(await gate.take(tenant, retried, one), { outcome: 'Answered' });
+    assert.equal(await gate.remaining(tenant, s), 5);
+    assert.deepEqual(await gate.take(tenant, retried, one, { now: now + 60_000 }), {
+      outcome: 'Granted',
+      gatedSkus: [s],
+    });
+    assert.equal((await gate.take(tenant, paid, one, { ignoreAnswered: true })).outcome, 'Granted');
+    assert.equal(await gate.remaining(tenant, s), 3);
+    // A later mark keeps the later time; a mark call drops the marks past their time.
+    const raw = new Redis(url);
+    try {
+      const key = `stock-gate:{${tenant}}:answered`;
+      await gate.markAnswered(tenant, [{ holdId: paid, untilMs: now + 1_000 }], now);
+      assert.equal(Number(await raw.zscore(key, paid)), now + 60_000);
+      assert.equal(await raw.zscore(key, expired), null, 'dropped by the first call, whose now was after it');
+      await gate.markAnswered(tenant, [{ holdId: randomUUID(), untilMs: now + 120_000 }], now + 60_000);
+      assert.equal(await raw.zcard(key), 1, 'marks of the first call dropped once past their time');
+    } finally {
+      raw.disconnect();
+    }
+  });
+
   it('passes SKUs without a gate through, re-syncs only a gate that is on, and disabling stops gating', async () => {
     const off = sku('OFF');
     assert.deepEqual(await gate.take(tenant, randomUUID(), [{ sku: off, quantity: 1 }]), {

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { GateModule } from '../gate/gate.module';
 import { CatalogMetrics } from './catalog.metrics';
 import { IssueVoucherHandler } from './commands/issue-voucher/issue-voucher.handler';
+import { MarkAnsweredCheckoutsHandler } from './commands/mark-answered-checkouts/mark-answered-checkouts.handler';
 import { QuoteCheckoutHandler } from './commands/quote-checkout/quote-checkout.handler';
 import { RedeemVoucherHandler } from './commands/redeem-voucher/redeem-voucher.handler';
 import { ReturnVoucherHandler } from './commands/return-voucher/return-voucher.handler';
@@ -18,6 +19,7 @@ import { RearmFlashSaleGatesJob } from './jobs/rearm-flash-sale-gates.job';
     CatalogRepository,
     CatalogMetrics,
     SetFlashSaleHandler,
+    MarkAnsweredCheckoutsHandler,
     RearmFlashSaleGatesJob,
     QuoteCheckoutHandler,
     RedeemVoucherHandler,

@@ -2,8 +2,28 @@ import { Inject, Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs
 import { PinoLogger } from 'nestjs-pino';
 import { GateUnavailable, StockGate, redisAuthOf } from '@checkout/stock-gate';
 import { SERVICE_CONFIG } from '@checkout/service-kit';
+import { gateHoldId } from '../checkout/domain/request-hash';
 import { OrderConfig } from '../config/order.config';
 import { GateMetrics } from './gate.metrics';
+
+/**
+ * How much longer than its Idempotency-Key the gate remembers a checkout's answer. A mark that outlives the key
+ * only costs a database read (the checkout takes again); one that ended before it would let the gate answer
+ * OUT_OF_STOCK to a retry of a checkout that went through, so clocks that disagree must err this way.
+ */
+const ANSWERED_MARGIN_MS = 10 * 60_000;
+
+/** A checkout with an answer to replay: its Idempotency-Key and until when its key keeps the answer. */
+export interface AnsweredCheckout {
+  key: string;
+  expiresAt: Date;
+}
+
+/** Checkouts whose answer could not be marked (Redis away): those answered since `since`; `failures` of them. */
+export interface Unmarked {
+  since: Date;
+  failures: number;
+}
 
 /** How an unknown take (sent, no reply in time) was settled before the checkout answered 503. */
 export type UnknownTakeResolution = 'returned' | 'nothing-held' | 'unresolved';
@@ -16,6 +36,9 @@ export type UnknownTakeResolution = 'returned' | 'nothing-held' | 'unresolved';
 @Injectable()
 export class OrderStockGate implements OnModuleInit, OnApplicationShutdown {
   readonly gate: StockGate;
+  private readonly answerKeptMs: number;
+  /** Checkouts answered since this time could not be marked at the gate (Redis away). */
+  private unmarked: Unmarked | undefined;
 
   constructor(
     @Inject(SERVICE_CONFIG) config: OrderConfig,
@@ -23,6 +46,7 @@ export class OrderStockGate implements OnModuleInit, OnApplicationShutdown {
     private readonly logger: PinoLogger,
   ) {
     logger.setContext('StockGate');
+    this.answerKeptMs = config.IDEMPOTENCY_KEY_TTL_HOURS * 3_600_000 + ANSWERED_MARGIN_MS;
     this.gate = StockGate.connect(config.REDIS_URL, {
       ...redisAuthOf(config),
       commandTimeout: config.GATE_REPLY_TIMEOUT_MS,
@@ -67,6 +91,45 @@ export class OrderStockGate implements OnModuleInit, OnApplicationShutdown {
         : 'stock gate take got no reply: hold settled, checkout answered 503',
     );
     return resolution;
+  }
+
+  /**
+   * Tells the gate that the checkout with this Idempotency-Key has its answer, so that a retry is replayed instead
+   * of taking a unit or reading OUT_OF_STOCK. Redis away is reported and remembered; the re-arm job marks the
+   * checkouts answered since then once it is back (`unmarkedCheckouts`).
+   */
+  async markAnswered(tenantId: string, idempotencyKey: string, startedAt: Date): Promise<void> {
+    const holdId = gateHoldId(idempotencyKey);
+    const r = await this.gate.markAnswered(tenantId, [{ holdId, untilMs: Date.now() + this.answerKeptMs }]);
+    if (r.outcome !== 'GateUnavailable') return;
+    this.reportUnavailable('mark-answered', r, { tenantId, holdId });
+    if (this.unmarked) this.unmarked.failures += 1;
+    else this.unmarked = { since: new Date(startedAt.getTime() - ANSWERED_MARGIN_MS), failures: 1 };
+  }
+
+  /** Marks answered checkouts read from the database (see MarkAnsweredCheckoutsHandler). */
+  async markAnsweredCheckouts(
+    tenantId: string,
+    answered: AnsweredCheckout[],
+  ): Promise<{ outcome: 'Marked' } | GateUnavailable> {
+    return this.gate.markAnswered(
+      tenantId,
+      answered.map((c) => ({
+        holdId: gateHoldId(c.key),
+        untilMs: c.expiresAt.getTime() + ANSWERED_MARGIN_MS,
+      })),
+    );
+  }
+
+  /** The checkouts this process could not mark since Redis went away, if any. */
+  unmarkedCheckouts(): Unmarked | undefined {
+    return this.unmarked && { ...this.unmarked };
+  }
+
+  /** Forgets the failed marks once those answered since `done.since` are marked, unless more failed meanwhile. */
+  forgetUnmarked(done: Unmarked): void {
+    if (this.unmarked?.since === done.since && this.unmarked.failures === done.failures)
+      this.unmarked = undefined;
   }
 
   /** The order was paid: the hold's units are sold for good. */

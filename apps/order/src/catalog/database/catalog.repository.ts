@@ -2,6 +2,7 @@ import { randomInt } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { Sql } from '../../database';
 import { ListPrice } from '../../checkout/domain/pricing';
+import { AnsweredCheckout } from '../../gate/stock-gate.provider';
 
 /** How many slot rows a voucher's redemptions are split over (fewer when it has fewer redemptions). */
 export const VOUCHER_SLOTS = 16;
@@ -16,6 +17,9 @@ const INSERT_SLOTS = `INSERT INTO voucher_slots (tenant_id, code, slot, remainin
                 + CASE WHEN s.n < v.max_redemptions % least($5::int, v.max_redemptions) THEN 1 ELSE 0 END
          FROM v, generate_series(0, least($5::int, v.max_redemptions) - 1) AS s(n)
        RETURNING 1`;
+
+/** Which of a tenant's answered checkouts to read: those with a line of a SKU, or those completed since a time. */
+export type AnsweredFilter = { sku: string } | { completedSince: Date };
 
 /** A voucher as stored. */
 export interface Voucher {
@@ -194,6 +198,31 @@ export class CatalogRepository {
       [tenantId],
     );
     return rows.map((r) => ({ sku: r.sku, unitsLeft: Number(r.units_left) }));
+  }
+
+  /**
+   * One page (by key, after `afterKey`) of a tenant's Idempotency-Keys that hold an answer still to be replayed:
+   * those of orders with a line of a SKU, or those completed since a time. What the gate must know as answered
+   * (docs/design/order-checkout.md, "Refused without the database").
+   */
+  async answeredCheckouts(
+    db: Sql,
+    tenantId: string,
+    filter: AnsweredFilter,
+    afterKey: string,
+    limit: number,
+  ): Promise<AnsweredCheckout[]> {
+    const [condition, value] =
+      'sku' in filter
+        ? ['EXISTS (SELECT 1 FROM order_lines l WHERE l.order_id = k.order_id AND l.sku = $4)', filter.sku]
+        : ['k.completed_at >= $4', filter.completedSince];
+    const rows: { key: string; expires_at: Date }[] = await db.query(
+      `SELECT k.key, k.expires_at FROM idempotency_keys k
+        WHERE k.tenant_id = $1 AND k.state = 'completed' AND k.expires_at > now() AND k.key > $2 AND ${condition}
+        ORDER BY k.key LIMIT $3`,
+      [tenantId, afterKey, limit, value],
+    );
+    return rows.map((r) => ({ key: r.key, expiresAt: r.expires_at }));
   }
 
   /** Records a flash sale's state. */

@@ -5,6 +5,7 @@ import { PeriodicTask, SERVICE_CONFIG, TenantRegistry } from '@checkout/service-
 import { OrderConfig } from '../../config/order.config';
 import { OrderStockGate } from '../../gate/stock-gate.provider';
 import { CatalogMetrics } from '../catalog.metrics';
+import { MarkAnsweredCheckoutsHandler } from '../commands/mark-answered-checkouts/mark-answered-checkouts.handler';
 import { CatalogRepository } from '../database/catalog.repository';
 
 /** One gate this job turned back on. */
@@ -34,6 +35,7 @@ export class RearmFlashSaleGatesJob implements OnApplicationBootstrap, OnApplica
     private readonly dataSource: DataSource,
     private readonly catalog: CatalogRepository,
     private readonly gate: OrderStockGate,
+    private readonly markAnswered: MarkAnsweredCheckoutsHandler,
     private readonly tenants: TenantRegistry,
     @Inject(SERVICE_CONFIG) private readonly config: OrderConfig,
     private readonly metrics: CatalogMetrics,
@@ -61,7 +63,16 @@ export class RearmFlashSaleGatesJob implements OnApplicationBootstrap, OnApplica
   /** One pass over every tenant; one tenant's failure is logged and the pass goes on with the next. */
   async runOnce(): Promise<RearmReport> {
     const report: RearmReport = { rearmed: [], failedTenants: [], gateUnavailable: false };
-    for (const { id: tenantId } of this.tenants.all()) {
+    const tenantIds = this.tenants.all().map((t) => t.id);
+    try {
+      if (!(await this.markAnswered.markUnmarked(tenantIds))) {
+        report.gateUnavailable = true;
+        return report; // Redis is down: the reconnect runs the pass again
+      }
+    } catch (error) {
+      this.logger.error({ err: String(error) }, 'checkouts answered while Redis was away could not be read');
+    }
+    for (const tenantId of tenantIds) {
       let sales: { sku: string; unitsLeft: number }[];
       try {
         sales = await this.catalog.enabledFlashSales(this.dataSource, tenantId);
@@ -74,7 +85,17 @@ export class RearmFlashSaleGatesJob implements OnApplicationBootstrap, OnApplica
         continue;
       }
       for (const { sku, unitsLeft } of sales) {
-        const r = await this.gate.gate.rearm(tenantId, sku, unitsLeft);
+        let r: Awaited<ReturnType<typeof this.rearm>>;
+        try {
+          r = await this.rearm(tenantId, sku, unitsLeft);
+        } catch (error) {
+          report.failedTenants.push(tenantId);
+          this.logger.error(
+            { tenantId, sku, err: String(error) },
+            'answered checkouts could not be read: gate not re-armed',
+          );
+          break;
+        }
         if (r.outcome === 'GateUnavailable') {
           report.gateUnavailable = true;
           return report; // Redis is down: the reconnect runs the pass again
@@ -90,5 +111,18 @@ export class RearmFlashSaleGatesJob implements OnApplicationBootstrap, OnApplica
       }
     }
     return report;
+  }
+
+  /**
+   * Re-arms one lost counter: the SKU's answered checkouts are marked at the gate first (Redis lost those marks
+   * with the counter), so that no retry of them reads OUT_OF_STOCK once the gate is on again.
+   */
+  private async rearm(tenantId: string, sku: string, unitsLeft: number) {
+    const now = await this.gate.gate.remaining(tenantId, sku);
+    if (typeof now === 'number') return { outcome: 'AlreadyOn' } as const;
+    if (now !== null) return now;
+    const marked = await this.markAnswered.execute(tenantId, { sku });
+    if (typeof marked !== 'number') return marked;
+    return this.gate.gate.rearm(tenantId, sku, unitsLeft);
   }
 }

@@ -55,9 +55,9 @@ export class IdempotencyRepository {
 
   /**
    * Looks the key up without claiming it: a completed answer to replay, or a different request under the same
-   * key; null when the key is free or still being processed (the checkout goes on and claims it). Run before
-   * the flash-sale gate, so that a client's retry never takes (and gives back) a unit, nor reads OUT_OF_STOCK.
-   * The request's hash is asked for only when the key has an answer to compare it with.
+   * key; null when the key is free or still being processed (the checkout goes on and claims it). Run when the
+   * flash-sale gate knows the key as answered, so that a client's retry never takes (and gives back) a unit,
+   * nor reads OUT_OF_STOCK. The request's hash is asked for only when the key has an answer to compare it with.
    */
   async peek(db: Sql, tenantId: string, key: string, hashOf: () => string): Promise<Claim | null> {
     const [row]: { request_hash: string; response_status: number; response_body: string }[] = await db.query(

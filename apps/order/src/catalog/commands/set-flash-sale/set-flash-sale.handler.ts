@@ -4,6 +4,7 @@ import { SERVICE_CONFIG } from '@checkout/service-kit';
 import { OrderConfig } from '../../../config/order.config';
 import { OrderStockGate } from '../../../gate/stock-gate.provider';
 import { CatalogRepository, FlashSale } from '../../database/catalog.repository';
+import { MarkAnsweredCheckoutsHandler } from '../mark-answered-checkouts/mark-answered-checkouts.handler';
 import { GateUnavailable, InventoryUnavailable, NoStockRecord } from '../../domain/catalog.errors';
 
 /** Turn the gate on (primed from inventory, or from an explicit figure) or off for one SKU. */
@@ -27,6 +28,7 @@ export class SetFlashSaleHandler {
     private readonly dataSource: DataSource,
     private readonly catalog: CatalogRepository,
     private readonly gate: OrderStockGate,
+    private readonly markAnswered: MarkAnsweredCheckoutsHandler,
     @Inject(SERVICE_CONFIG) private readonly config: OrderConfig,
   ) {}
 
@@ -46,6 +48,11 @@ export class SetFlashSaleHandler {
     }
     const source = cmd.available === undefined ? 'inventory' : 'override';
     const available = cmd.available ?? (await this.availableInInventory(cmd.sku, cmd.authorization));
+    // Turning the gate on: the retries of the SKU's earlier orders must be known as answered first.
+    if ((await this.gate.gate.remaining(cmd.tenantId, cmd.sku)) === null) {
+      const marked = await this.markAnswered.execute(cmd.tenantId, { sku: cmd.sku });
+      if (typeof marked !== 'number') throw new GateUnavailable(marked.reason);
+    }
     const on = await this.gate.gate.enable(cmd.tenantId, cmd.sku, available);
     if (on.outcome === 'GateUnavailable') throw new GateUnavailable(on.reason);
     const sale = await this.catalog.putFlashSale(

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { PinoLogger } from 'nestjs-pino';
+import { TakeResult } from '@checkout/stock-gate';
 import { QuoteCheckoutHandler } from '../../../catalog/commands/quote-checkout/quote-checkout.handler';
 import { RedeemVoucherHandler } from '../../../catalog/commands/redeem-voucher/redeem-voucher.handler';
 import { OpenOrderHandler } from '../../../orders/commands/open-order/open-order.handler';
@@ -41,8 +42,8 @@ export interface CheckoutReply {
 }
 
 /**
- * PlaceOrder: replay, gate, key, prices, voucher, then the order and `order.created` in one transaction; each
- * failure undoes the steps before it (docs/design/order-checkout.md).
+ * PlaceOrder: gate (or replay), key, prices, voucher, then the order and `order.created` in one transaction, and the
+ * answer marked at the gate; each failure undoes the steps before it (docs/design/order-checkout.md).
  */
 @Injectable()
 export class PlaceOrderHandler {
@@ -76,16 +77,13 @@ export class PlaceOrderHandler {
   }
 
   private async run({ tenantId, idempotencyKey, body }: PlaceOrderCommand): Promise<CheckoutReply> {
-    // A retry of a completed checkout is answered before the gate: it must not take a unit (another buyer's
-    // false OUT_OF_STOCK) nor be told OUT_OF_STOCK itself once the sale is sold out.
+    const startedAt = new Date();
     // Hashed only when needed: a refusal by the gate (most of a flash sale's answers) never hashes the body.
     let hash: string | undefined;
     const hashOf = () => (hash ??= requestHash(body));
-    const earlier = await this.keys.peek(this.dataSource, tenantId, idempotencyKey, hashOf);
-    if (earlier?.kind === 'replay') return { status: earlier.status, body: earlier.body, replayed: true };
-    if (earlier?.kind === 'reused') throw new IdempotencyKeyReused();
     const holdId = gateHoldId(idempotencyKey);
-    const take = await this.gate.gate.take(tenantId, holdId, body.lines);
+    const take = await this.takeUnlessAnswered(tenantId, idempotencyKey, holdId, body.lines, hashOf);
+    if ('replayed' in take) return take;
     if (take.outcome === 'Insufficient') throw new OutOfStock(take.sku, take.remaining);
     if (take.outcome === 'GateUnknown')
       return this.afterUnknownTake(tenantId, idempotencyKey, hashOf(), take.reason);
@@ -103,6 +101,7 @@ export class PlaceOrderHandler {
       try {
         const reply = await this.createOrder(tenantId, idempotencyKey, claim.leaseToken, body, orderHold);
         created = true;
+        await this.gate.markAnswered(tenantId, idempotencyKey, startedAt);
         return reply;
       } finally {
         if (!created) await this.keys.release(this.dataSource, tenantId, idempotencyKey, claim.leaseToken);
@@ -110,6 +109,29 @@ export class PlaceOrderHandler {
     } finally {
       if (tookNow && !created) await this.gate.giveBack(tenantId, holdId, 'checkout did not create an order');
     }
+  }
+
+  /**
+   * The gate's take, asked first so that a refusal never reaches the database. A retry of a checkout that has
+   * its answer is known to the gate (`markAnswered`): it takes nothing and is replayed from the database, so it
+   * neither takes a unit (another buyer's false OUT_OF_STOCK) nor reads OUT_OF_STOCK once the sale is sold out.
+   */
+  private async takeUnlessAnswered(
+    tenantId: string,
+    idempotencyKey: string,
+    holdId: string,
+    lines: RequestedLine[],
+    hashOf: () => string,
+  ): Promise<Exclude<TakeResult, { outcome: 'Answered' }> | CheckoutReply> {
+    const take = await this.gate.gate.take(tenantId, holdId, lines);
+    if (take.outcome !== 'Answered') return take;
+    const earlier = await this.keys.peek(this.dataSource, tenantId, idempotencyKey, hashOf);
+    if (earlier?.kind === 'replay') return { status: earlier.status, body: earlier.body, replayed: true };
+    if (earlier?.kind === 'reused') throw new IdempotencyKeyReused();
+    // The answer is gone (the key expired before its mark): a new request under an old key takes as any other.
+    const again = await this.gate.gate.take(tenantId, holdId, lines, { ignoreAnswered: true });
+    if (again.outcome === 'Answered') throw new Error('stock gate answered a take that ignores answers');
+    return again;
   }
 
   /**
