@@ -27,6 +27,8 @@ export interface PaymentView {
   paymentId: string;
   state: string;
   pspReference: string | null;
+  /** Charge requests sent to the PSP for this attempt. */
+  chargeRequests: number;
   history: { from: string; to: string; source: string; pspEventId: string | null }[];
   refund: { refundId: string; state: string; attempts: number; lastError: string | null } | null;
 }

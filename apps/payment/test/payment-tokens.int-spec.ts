@@ -48,6 +48,10 @@ describe('payment: every PSP token ends right, charged at most once', () => {
       if (c.token === 'tok_timeout_success') assert.ok(!p.history.some((h) => h.to === 'failed'));
       const l = await ledger(orderId);
       assert.equal(l.charges.length, 1, 'one charge at the PSP whatever the retries');
+      // Counted by the worker's claim; a re-ask (reconciliation, when the PSP never got the request) counts again.
+      if (c.token === 'tok_success')
+        assert.equal(p.chargeRequests, 1, 'one charge request sent, counted once');
+      else assert.ok(p.chargeRequests >= 1);
       assert.equal(l.charges[0].status, c.state);
       assert.equal(l.refunds.length, 0);
       const topic = c.state === 'succeeded' ? 'payment.succeeded' : 'payment.failed';

@@ -229,7 +229,7 @@ export async function transition(tx: EntityManager, r: TransitionRequest): Promi
 
 /**
  * Claims up to `limit` new attempts for charging (`created -> pending`), never one of a cancelled or refunded
- * order (docs/design/payment.md).
+ * order (docs/design/payment.md), and counts the charge request each is about to send.
  */
 export async function claimNewAttempts(
   q: Pick<EntityManager, 'query'>,
@@ -242,7 +242,8 @@ export async function claimNewAttempts(
           AND NOT EXISTS (SELECT 1 FROM order_cancellation c WHERE c.tenant_id = a.tenant_id AND c.order_id = a.order_id)
         ORDER BY created_at LIMIT $1 FOR UPDATE SKIP LOCKED
      ), moved AS (
-       UPDATE payment_attempt p SET state = 'pending', state_changed_at = now(), updated_at = now()
+       UPDATE payment_attempt p SET state = 'pending', state_changed_at = now(), updated_at = now(),
+                                    charge_requests = p.charge_requests + 1
          FROM picked
         WHERE p.id = picked.id AND p.state = ANY($2::text[]) AND p.refund_on_success IS NULL
        RETURNING p.*, picked.state AS from_state

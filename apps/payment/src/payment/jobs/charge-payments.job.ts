@@ -58,7 +58,7 @@ export class ChargePaymentsJob implements OnApplicationBootstrap, BeforeApplicat
 
   /**
    * One round (never two at once: its periodic task): claim as many new attempts as there are free slots, in one
-   * statement, and charge them concurrently. Returns how many it claimed (0: idle, the pause grows).
+   * statement that also counts their charge requests, and charge them concurrently. Returns how many it claimed (0: idle, the pause grows).
    */
   private async poll(): Promise<number | undefined> {
     try {
@@ -71,7 +71,7 @@ export class ChargePaymentsJob implements OnApplicationBootstrap, BeforeApplicat
       if (claimed.length > 0) this.reconcile.attemptAwaitsPsp();
       for (const attempt of claimed) {
         const charging: Promise<void> = this.charge
-          .execute(attempt)
+          .execute(attempt, { counted: true })
           .then(() => undefined)
           .catch((error: unknown) =>
             this.logger.error({ paymentId: attempt.id, err: String(error) }, 'charge failed unexpectedly'),

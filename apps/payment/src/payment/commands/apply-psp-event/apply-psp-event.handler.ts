@@ -96,6 +96,12 @@ export class ApplyPspEventHandler {
     const paymentId = isUuid(charge.metadata.paymentId) ? charge.metadata.paymentId : null;
     const target = await findAttemptForCharge(tx, tenantId, paymentId, charge.id);
     if (!target) return { outcome: 'unmatched', paymentId: null };
+    // The common late webhook: the charge's own answer was applied first. The attempt already holds this charge
+    // (succeeded, or refunded since), a state no charge event moves: nothing to lock or try.
+    if (target.holdsCharge && event.type === 'charge.succeeded') {
+      this.metrics.transitions.inc({ to: 'succeeded', source: 'webhook', outcome: 'ignored' });
+      return { outcome: 'ignored', paymentId: target.id, holdsCharge: true };
+    }
     const moved = await this.move.execute(tx, {
       paymentId: target.id,
       tenantId,

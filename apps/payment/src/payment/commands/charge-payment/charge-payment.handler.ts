@@ -21,9 +21,12 @@ export class ChargePaymentHandler {
     logger.setContext('ChargePayment');
   }
 
-  /** Charges (or re-asks, same key) and applies what the PSP said. */
-  async execute(attempt: PaymentAttempt): Promise<PspResult<PspCharge>> {
-    await countChargeRequest(this.dataSource, attempt.id);
+  /**
+   * Charges (or re-asks, same key) and applies what the PSP said. The request is counted first, unless the claim
+   * that handed the attempt over counted it already (`counted`: the charge worker's claim does, in its statement).
+   */
+  async execute(attempt: PaymentAttempt, { counted = false } = {}): Promise<PspResult<PspCharge>> {
+    if (!counted) await countChargeRequest(this.dataSource, attempt.id);
     const result = await this.psp.charge(attempt.pspAccount, attempt.idempotencyKey, {
       amount: Number(attempt.amount),
       currency: attempt.currency,
