@@ -94,7 +94,8 @@ export class ServiceKitModule {
     // The event-loop delay histogram samples on a timer, which wakes an idle service at that rate: prom-client's
     // 10 ms default was half of a service's CPU at rest, and 50 ms still cost 1.6 ms a second (a bare process,
     // perf stat). At 200 ms a 15 s scrape still sees ~75 samples, and a blocked loop delays the sample it overlaps
-    // by the whole block, so its p99 is still the long stalls.
+    // by the whole block, so its p99 is still the long stalls. Node records each whole interval between samples, so
+    // the nodejs_eventloop_lag_* percentiles read 0.2 s more than the delay (docs/runbook.md; bench:saga subtracts it).
     collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 200 });
     const providers: Provider[] = [
       { provide: SERVICE_CONFIG, useValue: options.config },
