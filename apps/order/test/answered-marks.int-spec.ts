@@ -1,11 +1,14 @@
 import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import assert from 'node:assert/strict';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import Redis from 'ioredis';
 import { PinoLogger } from 'nestjs-pino';
 import { Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
+import { TenantRegistry } from '@checkout/service-kit';
 import { loadStackConfig, scratchDatabase } from '@checkout/testing';
+import { CatalogMetrics } from '../src/catalog/catalog.metrics';
+import { RearmFlashSaleGatesJob } from '../src/catalog/jobs/rearm-flash-sale-gates.job';
 import { MarkAnsweredCheckoutsHandler } from '../src/catalog/commands/mark-answered-checkouts/mark-answered-checkouts.handler';
 import { CatalogRepository } from '../src/catalog/database/catalog.repository';
 import { gateHoldId } from '../src/checkout/domain/request-hash';
@@ -27,6 +30,7 @@ describe('answered checkouts marked at the gate from the database (scratch order
   let db: DataSource;
   let provider: OrderStockGate;
   let marks: MarkAnsweredCheckoutsHandler;
+  let config: OrderConfig;
   let registry: Registry;
   const redis = new Redis(stack.redis.url, { password: stack.auth?.redisPassword });
 
@@ -34,11 +38,13 @@ describe('answered checkouts marked at the gate from the database (scratch order
     scratch = await scratchDatabase('order_marks', MIGRATIONS, 3);
     db = scratch.dataSource;
     registry = new Registry();
-    const config = {
+    config = {
       REDIS_URL: stack.redis.url,
       REDIS_PASSWORD: stack.auth?.redisPassword,
       GATE_REPLY_TIMEOUT_MS: 5_000,
       IDEMPOTENCY_KEY_TTL_HOURS: 24,
+      IDEMPOTENCY_LEASE_MS: 30_000,
+      ORDER_GATE_REARM_INTERVAL_MS: 15_000,
     } as OrderConfig;
     provider = new OrderStockGate(config, new GateMetrics(registry), quiet);
     marks = new MarkAnsweredCheckoutsHandler(db, new CatalogRepository(), provider, quiet);
@@ -117,5 +123,57 @@ describe('answered checkouts marked at the gate from the database (scratch order
     assert.equal(await marks.execute(tenantId, { sku: 'HOT' }), 1_205);
     assert.ok((await Promise.all(hot.map(marked))).every(Boolean), 'every one of the SKU');
     assert.equal(await marked(other), false);
+  });
+
+  it('marks the answers of a SKU whose gate was turned on lately on each re-arm pass, then no longer', async () => {
+    const job = new RearmFlashSaleGatesJob(
+      db,
+      new CatalogRepository(),
+      provider,
+      marks,
+      new TenantRegistry([
+        { id: tenantId, apiKeySha256: createHash('sha256').update(tenantId).digest('hex') },
+      ]),
+      config,
+      new CatalogMetrics(registry),
+      quiet,
+    );
+    const sku = `LATE-${randomBytes(3).toString('hex')}`;
+    // Answered as not gated just before the gate went on, after SetFlashSale marked the SKU's answers.
+    const key = await completedKey(0);
+    const [{ order_id: orderId }] = await db.query(
+      `SELECT order_id FROM idempotency_keys WHERE tenant_id = $1 AND key = $2`,
+      [tenantId, key],
+    );
+    await db.query(
+      `INSERT INTO orders (id, tenant_id, customer_id, currency, subtotal, discount, total, payment_token, status,
+                           idempotency_key)
+       VALUES ($1, $2, 'c', 'VND', 1, 0, 1, 'tok', 'PENDING', $3)`,
+      [orderId, tenantId, key],
+    );
+    await db.query(
+      `INSERT INTO order_lines (order_id, line_no, tenant_id, sku, quantity, unit_price, discount, line_total)
+       VALUES ($1, 1, $2, $3, 1, 1, 0, 1)`,
+      [orderId, tenantId, sku],
+    );
+    await new CatalogRepository().putFlashSale(db, tenantId, sku, true, 'override', 0);
+    assert.deepEqual(await provider.gate.enable(tenantId, sku, 0), { outcome: 'Enabled' });
+    try {
+      assert.equal(await marked(key), false);
+      const report = await job.runOnce();
+      assert.deepEqual(report.rearmed, [], 'the counter is there: nothing re-armed');
+      assert.equal(await marked(key), true, 'marked by the pass: the gate is a few seconds old');
+
+      // Once the gate is older than a lease and two intervals, a pass leaves its answers alone.
+      await redis.del(`stock-gate:{${tenantId}}:answered`);
+      await db.query(
+        `UPDATE flash_sales SET updated_at = now() - interval '61 seconds' WHERE tenant_id = $1`,
+        [tenantId],
+      );
+      await job.runOnce();
+      assert.equal(await marked(key), false);
+    } finally {
+      await provider.gate.disable(tenantId, sku);
+    }
   });
 });

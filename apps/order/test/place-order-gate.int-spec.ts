@@ -148,6 +148,13 @@ describe("checkout and the gate's answers (PlaceOrder on a scratch order databas
     assert.equal(await count('orders', 'customer_id', cmd.body.customerId), 1);
   });
 
+  it('given SKUs without a gate: the answer is not marked at the gate (the marks stay as few as gated sales)', async () => {
+    gate.calls.length = 0;
+    gate.next = { outcome: 'NotGated' };
+    assert.equal((await handler.execute(command())).status, 202);
+    assert.deepEqual(gate.calls, []);
+  });
+
   it('given a key the gate knows as answered: the stored answer is replayed, nothing taken or given back', async () => {
     const cmd = command();
     gate.next = { outcome: 'Granted', gatedSkus: ['HOT-1'] };

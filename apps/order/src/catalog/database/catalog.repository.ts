@@ -52,6 +52,13 @@ export interface FlashSale {
   updatedAt: string;
 }
 
+/** A flash sale that is on: the units its gate should have left, and how long ago it was turned on. */
+export interface EnabledFlashSale {
+  sku: string;
+  unitsLeft: number;
+  enabledForMs: number;
+}
+
 /** The tenant's price list, vouchers and flash sales. */
 @Injectable()
 export class CatalogRepository {
@@ -181,11 +188,12 @@ export class CatalogRepository {
   /**
    * The tenant's flash sales that are on, each with an estimate of the units its gate has left: the units it was
    * primed with less those of the orders placed since that are not rejected or cancelled. Used to re-arm a gate
-   * whose Redis counter was lost; inventory's gate re-sync then brings it to the database's figure.
+   * whose Redis counter was lost; inventory's gate re-sync then brings it to the database's figure. With how long
+   * ago each was turned on (or primed again), by the database's clock.
    */
-  async enabledFlashSales(db: Sql, tenantId: string): Promise<{ sku: string; unitsLeft: number }[]> {
-    const rows: { sku: string; units_left: string }[] = await db.query(
-      `SELECT f.sku,
+  async enabledFlashSales(db: Sql, tenantId: string): Promise<EnabledFlashSale[]> {
+    const rows: { sku: string; units_left: string; enabled_for_ms: string }[] = await db.query(
+      `SELECT f.sku, (extract(epoch FROM now() - f.updated_at) * 1000)::bigint AS enabled_for_ms,
               GREATEST(0, COALESCE(f.primed_available, 0) - COALESCE((
                 SELECT sum(l.quantity)
                   FROM orders o JOIN order_lines l ON l.order_id = o.id
@@ -197,7 +205,11 @@ export class CatalogRepository {
         ORDER BY f.sku`,
       [tenantId],
     );
-    return rows.map((r) => ({ sku: r.sku, unitsLeft: Number(r.units_left) }));
+    return rows.map((r) => ({
+      sku: r.sku,
+      unitsLeft: Number(r.units_left),
+      enabledForMs: Number(r.enabled_for_ms),
+    }));
   }
 
   /**

@@ -6,7 +6,7 @@ import { OrderConfig } from '../../config/order.config';
 import { OrderStockGate } from '../../gate/stock-gate.provider';
 import { CatalogMetrics } from '../catalog.metrics';
 import { MarkAnsweredCheckoutsHandler } from '../commands/mark-answered-checkouts/mark-answered-checkouts.handler';
-import { CatalogRepository } from '../database/catalog.repository';
+import { CatalogRepository, EnabledFlashSale } from '../database/catalog.repository';
 
 /** One gate this job turned back on. */
 export interface RearmedGate {
@@ -73,7 +73,7 @@ export class RearmFlashSaleGatesJob implements OnApplicationBootstrap, OnApplica
       this.logger.error({ err: String(error) }, 'checkouts answered while Redis was away could not be read');
     }
     for (const tenantId of tenantIds) {
-      let sales: { sku: string; unitsLeft: number }[];
+      let sales: EnabledFlashSale[];
       try {
         sales = await this.catalog.enabledFlashSales(this.dataSource, tenantId);
       } catch (error) {
@@ -84,10 +84,11 @@ export class RearmFlashSaleGatesJob implements OnApplicationBootstrap, OnApplica
         );
         continue;
       }
-      for (const { sku, unitsLeft } of sales) {
+      for (const sale of sales) {
+        const { sku, unitsLeft } = sale;
         let r: Awaited<ReturnType<typeof this.rearm>>;
         try {
-          r = await this.rearm(tenantId, sku, unitsLeft);
+          r = await this.rearm(tenantId, sale);
         } catch (error) {
           report.failedTenants.push(tenantId);
           this.logger.error(
@@ -115,14 +116,19 @@ export class RearmFlashSaleGatesJob implements OnApplicationBootstrap, OnApplica
 
   /**
    * Re-arms one lost counter: the SKU's answered checkouts are marked at the gate first (Redis lost those marks
-   * with the counter), so that no retry of them reads OUT_OF_STOCK once the gate is on again.
+   * with the counter), so that no retry of them reads OUT_OF_STOCK once the gate is on again. A gate turned on
+   * lately has its answers marked again on every pass for a lease and two intervals: a checkout that passed it
+   * as not gated just before may have been answered after SetFlashSale marked them.
    */
-  private async rearm(tenantId: string, sku: string, unitsLeft: number) {
-    const now = await this.gate.gate.remaining(tenantId, sku);
-    if (typeof now === 'number') return { outcome: 'AlreadyOn' } as const;
-    if (now !== null) return now;
+  private async rearm(tenantId: string, { sku, unitsLeft, enabledForMs }: EnabledFlashSale) {
+    const counter = await this.gate.gate.remaining(tenantId, sku);
+    if (typeof counter === 'object' && counter !== null) return counter;
+    const lately =
+      enabledForMs < this.config.IDEMPOTENCY_LEASE_MS + 2 * this.config.ORDER_GATE_REARM_INTERVAL_MS;
+    if (counter !== null && !lately) return { outcome: 'AlreadyOn' } as const;
     const marked = await this.markAnswered.execute(tenantId, { sku });
     if (typeof marked !== 'number') return marked;
+    if (counter !== null) return { outcome: 'AlreadyOn' } as const;
     return this.gate.gate.rearm(tenantId, sku, unitsLeft);
   }
 }

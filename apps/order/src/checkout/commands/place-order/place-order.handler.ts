@@ -101,7 +101,9 @@ export class PlaceOrderHandler {
       try {
         const reply = await this.createOrder(tenantId, idempotencyKey, claim.leaseToken, body, orderHold);
         created = true;
-        await this.gate.markAnswered(tenantId, idempotencyKey, startedAt);
+        // Only a checkout that met the gate (or found Redis away) is marked: the marks stay as few as the units
+        // flash sales sell. A SKU's earlier answers are marked when its gate is turned on (SetFlashSale).
+        if (take.outcome !== 'NotGated') await this.gate.markAnswered(tenantId, idempotencyKey, startedAt);
         return reply;
       } finally {
         if (!created) await this.keys.release(this.dataSource, tenantId, idempotencyKey, claim.leaseToken);
