@@ -67,6 +67,26 @@ describe('answered checkouts marked at the gate from the database (scratch order
     );
     return key;
   };
+  /** A completed key whose order has one line of `sku`. */
+  const withSku = async (sku: string): Promise<string> => {
+    const key = await completedKey(0);
+    const [{ order_id: orderId }] = await db.query(
+      `SELECT order_id FROM idempotency_keys WHERE tenant_id = $1 AND key = $2`,
+      [tenantId, key],
+    );
+    await db.query(
+      `INSERT INTO orders (id, tenant_id, customer_id, currency, subtotal, discount, total, payment_token,
+                           status, idempotency_key)
+       VALUES ($1, $2, 'c', 'VND', 1, 0, 1, 'tok', 'PENDING', $3)`,
+      [orderId, tenantId, key],
+    );
+    await db.query(
+      `INSERT INTO order_lines (order_id, line_no, tenant_id, sku, quantity, unit_price, discount, line_total)
+       VALUES ($1, 1, $2, $3, 1, 1, 0, 1)`,
+      [orderId, tenantId, sku],
+    );
+    return key;
+  };
   const marked = async (key: string) =>
     (await redis.zscore(`stock-gate:{${tenantId}}:answered`, gateHoldId(key))) !== null;
   const unavailable = async () =>
@@ -99,25 +119,6 @@ describe('answered checkouts marked at the gate from the database (scratch order
   });
 
   it("marks a SKU's answered checkouts, page after page, and no other's", async () => {
-    const withSku = async (sku: string): Promise<string> => {
-      const key = await completedKey(0);
-      const [{ order_id: orderId }] = await db.query(
-        `SELECT order_id FROM idempotency_keys WHERE tenant_id = $1 AND key = $2`,
-        [tenantId, key],
-      );
-      await db.query(
-        `INSERT INTO orders (id, tenant_id, customer_id, currency, subtotal, discount, total, payment_token,
-                             status, idempotency_key)
-         VALUES ($1, $2, 'c', 'VND', 1, 0, 1, 'tok', 'PENDING', $3)`,
-        [orderId, tenantId, key],
-      );
-      await db.query(
-        `INSERT INTO order_lines (order_id, line_no, tenant_id, sku, quantity, unit_price, discount, line_total)
-         VALUES ($1, 1, $2, $3, 1, 1, 0, 1)`,
-        [orderId, tenantId, sku],
-      );
-      return key;
-    };
     const hot = await Promise.all(Array.from({ length: 1_205 }, () => withSku('HOT')));
     const other = await withSku('OTHER');
     assert.equal(await marks.execute(tenantId, { sku: 'HOT' }), 1_205);
@@ -140,22 +141,7 @@ describe('answered checkouts marked at the gate from the database (scratch order
     );
     const sku = `LATE-${randomBytes(3).toString('hex')}`;
     // Answered as not gated just before the gate went on, after SetFlashSale marked the SKU's answers.
-    const key = await completedKey(0);
-    const [{ order_id: orderId }] = await db.query(
-      `SELECT order_id FROM idempotency_keys WHERE tenant_id = $1 AND key = $2`,
-      [tenantId, key],
-    );
-    await db.query(
-      `INSERT INTO orders (id, tenant_id, customer_id, currency, subtotal, discount, total, payment_token, status,
-                           idempotency_key)
-       VALUES ($1, $2, 'c', 'VND', 1, 0, 1, 'tok', 'PENDING', $3)`,
-      [orderId, tenantId, key],
-    );
-    await db.query(
-      `INSERT INTO order_lines (order_id, line_no, tenant_id, sku, quantity, unit_price, discount, line_total)
-       VALUES ($1, 1, $2, $3, 1, 1, 0, 1)`,
-      [orderId, tenantId, sku],
-    );
+    const key = await withSku(sku);
     await new CatalogRepository().putFlashSale(db, tenantId, sku, true, 'override', 0);
     assert.deepEqual(await provider.gate.enable(tenantId, sku, 0), { outcome: 'Enabled' });
     try {
