@@ -76,8 +76,8 @@ export class SagaEventsConsumer {
     @Payload() e: SagaEvent<'payment.succeeded'>,
     @Ctx() ctx: InboxContext,
   ): Promise<void> {
-    await this.recordPaymentState.execute(ctx, e);
-    await this.markPaid.execute(ctx, e);
+    // Under the order's saga lock: when the stock half is not recorded yet, inventory.committed moves it later.
+    if ((await this.recordPaymentState.execute(ctx, e)) !== false) await this.markPaid.execute(ctx, e);
   }
 
   @EventPattern('payment.failed')

@@ -147,19 +147,25 @@ export class OrderRepository {
     return movedOf(rows);
   }
 
-  /** Moves the mirrored payment state forward (never back); true when it moved. */
+  /**
+   * Moves the mirrored payment state forward (never back). Returns whether both halves of PAID (the money and the
+   * stock) are now recorded, or null when nothing moved.
+   */
   async movePayment(
     tx: Sql,
     tenantId: string,
     orderId: string,
     to: PaymentState,
     details: { paymentId?: string; pspReference?: string | null; paidAt?: string } = {},
-  ): Promise<boolean> {
+  ): Promise<boolean | null> {
     const allowed = PAYMENT_TRANSITIONS[to].filter((s): s is PaymentState => s !== null);
-    const [, count]: [unknown, number] = await tx.query(
-      `UPDATE orders SET payment_state = $3, payment_id = COALESCE($4, payment_id), psp_reference = COALESCE($5, psp_reference),
-                         paid_at = COALESCE($6, paid_at), updated_at = now()
-        WHERE id = $1 AND tenant_id = $2 AND (payment_state IS NULL OR payment_state = ANY($7::text[]))`,
+    const rows: { paid_ready: boolean }[] = await tx.query(
+      `WITH moved AS (
+         UPDATE orders SET payment_state = $3, payment_id = COALESCE($4, payment_id), psp_reference = COALESCE($5, psp_reference),
+                           paid_at = COALESCE($6, paid_at), updated_at = now()
+          WHERE id = $1 AND tenant_id = $2 AND (payment_state IS NULL OR payment_state = ANY($7::text[]))
+          RETURNING payment_state = 'succeeded' AND stock_committed AS paid_ready)
+       SELECT paid_ready FROM moved`,
       [
         orderId,
         tenantId,
@@ -170,16 +176,23 @@ export class OrderRepository {
         allowed,
       ],
     );
-    return count === 1;
+    return rows[0]?.paid_ready ?? null;
   }
 
-  /** Records that inventory moved the order's units to sold. */
-  async markStockCommitted(tx: Sql, tenantId: string, orderId: string): Promise<boolean> {
-    const [, count]: [unknown, number] = await tx.query(
-      `UPDATE orders SET stock_committed = true, updated_at = now() WHERE id = $1 AND tenant_id = $2 AND NOT stock_committed`,
+  /**
+   * Records that inventory moved the order's units to sold. Returns whether both halves of PAID are now recorded,
+   * or null when nothing changed (already recorded, or no such order).
+   */
+  async markStockCommitted(tx: Sql, tenantId: string, orderId: string): Promise<boolean | null> {
+    const rows: { paid_ready: boolean }[] = await tx.query(
+      `WITH committed AS (
+         UPDATE orders SET stock_committed = true, updated_at = now()
+          WHERE id = $1 AND tenant_id = $2 AND NOT stock_committed
+          RETURNING payment_state = 'succeeded' AS paid_ready)
+       SELECT paid_ready FROM committed`,
       [orderId, tenantId],
     );
-    return count === 1;
+    return rows[0]?.paid_ready ?? null;
   }
 
   /** The gate hold of an order (null: it took none), or undefined for an unknown or foreign order. */

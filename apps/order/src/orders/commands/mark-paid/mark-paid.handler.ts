@@ -18,9 +18,12 @@ export class MarkPaidHandler {
     @Inject(SAGA_GATE) private readonly gate: SagaGate,
   ) {}
 
-  /** inventory.committed: the stock half of PAID is recorded, then the order moves if the money is there too. */
+  /**
+   * inventory.committed: the stock half of PAID is recorded, then the order moves if the money is there too (the
+   * update says so; the order's saga lock keeps payment.succeeded from landing in between).
+   */
   async onStockCommitted(step: SagaStep, e: SagaEvent<'inventory.committed'>): Promise<void> {
-    await this.orders.markStockCommitted(step.tx, e.tenantId, e.sagaId);
+    if ((await this.orders.markStockCommitted(step.tx, e.tenantId, e.sagaId)) === false) return;
     await this.execute(step, e);
   }
 

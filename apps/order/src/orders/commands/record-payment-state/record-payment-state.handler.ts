@@ -6,7 +6,8 @@ import { SagaStep, moveOrder } from '../saga-step';
 
 /**
  * RecordPaymentState (payment.succeeded, .failed, .refunded): the order's record of its payment; a refund also
- * moves the order to REFUNDED.
+ * moves the order to REFUNDED. For payment.succeeded, says whether the stock half of PAID is recorded too (false:
+ * not yet, MarkPaid has nothing to try; null: the payment state did not move, let MarkPaid's guard decide).
  */
 @Injectable()
 export class RecordPaymentStateHandler {
@@ -18,11 +19,11 @@ export class RecordPaymentStateHandler {
   async execute(
     step: SagaStep,
     e: SagaEvent<'payment.succeeded'> | SagaEvent<'payment.failed'> | SagaEvent<'payment.refunded'>,
-  ): Promise<void> {
+  ): Promise<boolean | null> {
     const { tx } = step;
     if (e.type === 'payment.succeeded') {
       const p = (e as SagaEvent<'payment.succeeded'>).payload;
-      await this.orders.movePayment(tx, e.tenantId, e.sagaId, 'succeeded', {
+      return this.orders.movePayment(tx, e.tenantId, e.sagaId, 'succeeded', {
         paymentId: p.paymentId,
         pspReference: p.pspReference,
         paidAt: p.succeededAt,
@@ -33,5 +34,6 @@ export class RecordPaymentStateHandler {
       await this.orders.movePayment(tx, e.tenantId, e.sagaId, 'refunded', { paymentId: e.payload.paymentId });
       await moveOrder(this.orders, this.logger, tx, e, 'REFUNDED');
     }
+    return null;
   }
 }
