@@ -102,7 +102,7 @@ describe('answered checkouts marked at the gate from the database (scratch order
     const real = gate.markAnswered.bind(gate);
     gate.markAnswered = async () => ({ outcome: 'GateUnavailable', reason: 'connection is reconnecting' });
     try {
-      await provider.markAnswered(tenantId, missed, new Date());
+      await provider.markAnswered(tenantId, missed);
     } finally {
       gate.markAnswered = real;
     }

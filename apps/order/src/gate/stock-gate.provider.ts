@@ -98,13 +98,14 @@ export class OrderStockGate implements OnModuleInit, OnApplicationShutdown {
    * of taking a unit or reading OUT_OF_STOCK. Redis away is reported and remembered; the re-arm job marks the
    * checkouts answered since then once it is back (`unmarkedCheckouts`).
    */
-  async markAnswered(tenantId: string, idempotencyKey: string, startedAt: Date): Promise<void> {
+  async markAnswered(tenantId: string, idempotencyKey: string): Promise<void> {
     const holdId = gateHoldId(idempotencyKey);
     const r = await this.gate.markAnswered(tenantId, [{ holdId, untilMs: Date.now() + this.answerKeptMs }]);
     if (r.outcome !== 'GateUnavailable') return;
     this.reportUnavailable('mark-answered', r, { tenantId, holdId });
     if (this.unmarked) this.unmarked.failures += 1;
-    else this.unmarked = { since: new Date(startedAt.getTime() - ANSWERED_MARGIN_MS), failures: 1 };
+    // The key was completed a moment ago, by the database's clock; the margin covers clocks that disagree.
+    else this.unmarked = { since: new Date(Date.now() - ANSWERED_MARGIN_MS), failures: 1 };
   }
 
   /** Marks answered checkouts read from the database (see MarkAnsweredCheckoutsHandler). */

@@ -58,7 +58,8 @@ export class ChargePaymentsJob implements OnApplicationBootstrap, BeforeApplicat
 
   /**
    * One round (never two at once: its periodic task): claim as many new attempts as there are free slots, in one
-   * statement that also counts their charge requests, and charge them concurrently. Returns how many it claimed (0: idle, the pause grows).
+   * statement that also counts their charge requests, and charge them concurrently. Returns how many it claimed
+   * (0: idle, the pause grows).
    */
   private async poll(): Promise<number | undefined> {
     try {

@@ -77,7 +77,6 @@ export class PlaceOrderHandler {
   }
 
   private async run({ tenantId, idempotencyKey, body }: PlaceOrderCommand): Promise<CheckoutReply> {
-    const startedAt = new Date();
     // Hashed only when needed: a refusal by the gate (most of a flash sale's answers) never hashes the body.
     let hash: string | undefined;
     const hashOf = () => (hash ??= requestHash(body));
@@ -103,7 +102,7 @@ export class PlaceOrderHandler {
         created = true;
         // Only a checkout that met the gate (or found Redis away) is marked: the marks stay as few as the units
         // flash sales sell. A SKU's earlier answers are marked when its gate is turned on (SetFlashSale).
-        if (take.outcome !== 'NotGated') await this.gate.markAnswered(tenantId, idempotencyKey, startedAt);
+        if (take.outcome !== 'NotGated') await this.gate.markAnswered(tenantId, idempotencyKey);
         return reply;
       } finally {
         if (!created) await this.keys.release(this.dataSource, tenantId, idempotencyKey, claim.leaseToken);
