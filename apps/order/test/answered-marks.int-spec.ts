@@ -118,12 +118,29 @@ describe('answered checkouts marked at the gate from the database (scratch order
     assert.equal(await marked(missed), false, 'nothing left to mark: the failure is forgotten');
   });
 
-  it("marks a SKU's answered checkouts, page after page, and no other's", async () => {
+  it("marks a SKU's answered checkouts, page after page, and no other's nor those without an answer", async () => {
     const hot = await Promise.all(Array.from({ length: 1_205 }, () => withSku('HOT')));
     const other = await withSku('OTHER');
+    // Lines of the SKU whose key holds no answer to replay, spread over the pages by their random order ids.
+    const noAnswer = async (change: string) => {
+      const key = await withSku('HOT');
+      await db.query(`UPDATE idempotency_keys SET ${change} WHERE tenant_id = $1 AND key = $2`, [
+        tenantId,
+        key,
+      ]);
+      return key;
+    };
+    const without = await Promise.all(
+      Array.from({ length: 30 }, () => [
+        noAnswer(`expires_at = now() - interval '1 second'`),
+        noAnswer(`state = 'processing'`),
+        noAnswer(`order_id = gen_random_uuid()`), // the key expired and was used again for another checkout
+      ]).flat(),
+    );
     assert.equal(await marks.execute(tenantId, { sku: 'HOT' }), 1_205);
     assert.ok((await Promise.all(hot.map(marked))).every(Boolean), 'every one of the SKU');
     assert.equal(await marked(other), false);
+    assert.deepEqual((await Promise.all(without.map(marked))).filter(Boolean), [], 'none without an answer');
   });
 
   it('marks the answers of a SKU whose gate was turned on lately on each re-arm pass, then no longer', async () => {

@@ -21,6 +21,12 @@ const INSERT_SLOTS = `INSERT INTO voucher_slots (tenant_id, code, slot, remainin
 /** Which of a tenant's answered checkouts to read: those with a line of a SKU, or those completed since a time. */
 export type AnsweredFilter = { sku: string } | { completedSince: Date };
 
+/** One page of answered checkouts, and where the next page starts (null: none left). */
+export interface AnsweredPage {
+  answered: AnsweredCheckout[];
+  after: string | null;
+}
+
 /** A voucher as stored. */
 export interface Voucher {
   code: string;
@@ -52,10 +58,9 @@ export interface FlashSale {
   updatedAt: string;
 }
 
-/** A flash sale that is on: the units its gate should have left, and how long ago it was turned on. */
+/** A flash sale that is on, and how long ago it was turned on (or primed again), by the database's clock. */
 export interface EnabledFlashSale {
   sku: string;
-  unitsLeft: number;
   enabledForMs: number;
 }
 
@@ -185,56 +190,82 @@ export class CatalogRepository {
     return rows.length === 1;
   }
 
-  /**
-   * The tenant's flash sales that are on, each with an estimate of the units its gate has left: the units it was
-   * primed with less those of the orders placed since that are not rejected or cancelled. Used to re-arm a gate
-   * whose Redis counter was lost; inventory's gate re-sync then brings it to the database's figure. With how long
-   * ago each was turned on (or primed again), by the database's clock.
-   */
+  /** The tenant's flash sales that are on. Read on every re-arm pass: it reads flash_sales alone. */
   async enabledFlashSales(db: Sql, tenantId: string): Promise<EnabledFlashSale[]> {
-    const rows: { sku: string; units_left: string; enabled_for_ms: string }[] = await db.query(
-      `SELECT f.sku, (extract(epoch FROM now() - f.updated_at) * 1000)::bigint AS enabled_for_ms,
-              GREATEST(0, COALESCE(f.primed_available, 0) - COALESCE((
-                SELECT sum(l.quantity)
-                  FROM orders o JOIN order_lines l ON l.order_id = o.id
-                 WHERE o.tenant_id = f.tenant_id AND o.created_at >= f.updated_at
-                   AND o.status NOT IN ('REJECTED', 'CANCELLED')
-                   AND l.tenant_id = f.tenant_id AND l.sku = f.sku), 0)) AS units_left
-         FROM flash_sales f
-        WHERE f.tenant_id = $1 AND f.enabled
-        ORDER BY f.sku`,
+    const rows: { sku: string; enabled_for_ms: string }[] = await db.query(
+      `SELECT sku, (extract(epoch FROM now() - updated_at) * 1000)::bigint AS enabled_for_ms
+         FROM flash_sales WHERE tenant_id = $1 AND enabled ORDER BY sku`,
       [tenantId],
     );
-    return rows.map((r) => ({
-      sku: r.sku,
-      unitsLeft: Number(r.units_left),
-      enabledForMs: Number(r.enabled_for_ms),
-    }));
+    return rows.map((r) => ({ sku: r.sku, enabledForMs: Number(r.enabled_for_ms) }));
   }
 
   /**
-   * One page (by key, after `afterKey`) of a tenant's Idempotency-Keys that hold an answer still to be replayed:
-   * those of orders with a line of a SKU, or those completed since a time. What the gate must know as answered
-   * (docs/design/order-checkout.md, "Refused without the database").
+   * An estimate of the units an enabled flash sale's gate has left: the units it was primed with less those of
+   * the orders placed since that are not rejected or cancelled. Used to re-arm a gate whose Redis counter was
+   * lost; inventory's gate re-sync then brings it to the database's figure. Null when the sale is not on.
+   */
+  async flashSaleUnitsLeft(db: Sql, tenantId: string, sku: string): Promise<number | null> {
+    const rows: { units_left: string }[] = await db.query(
+      `SELECT GREATEST(0, COALESCE(f.primed_available, 0) - COALESCE((
+                SELECT sum(l.quantity)
+                  FROM order_lines l JOIN orders o ON o.id = l.order_id
+                 WHERE l.tenant_id = f.tenant_id AND l.sku = f.sku
+                   AND o.created_at >= f.updated_at AND o.status NOT IN ('REJECTED', 'CANCELLED')), 0)) AS units_left
+         FROM flash_sales f
+        WHERE f.tenant_id = $1 AND f.sku = $2 AND f.enabled`,
+      [tenantId, sku],
+    );
+    return rows.length === 0 ? null : Number(rows[0].units_left);
+  }
+
+  /**
+   * One page of a tenant's Idempotency-Keys that hold an answer still to be replayed: those of orders with a line
+   * of a SKU, or those completed since a time. What the gate must know as answered (docs/design/order-checkout.md,
+   * "Refused without the database"). Pass `after` from the previous page (null on the first); the page's `after`
+   * is null once none is left. A SKU's pages walk its order lines (order_lines_sku_idx), so they cost what the
+   * SKU has sold, however many orders the tenant has; a page may hold fewer answers than lines (keys expired).
    */
   async answeredCheckouts(
     db: Sql,
     tenantId: string,
     filter: AnsweredFilter,
-    afterKey: string,
+    after: string | null,
     limit: number,
-  ): Promise<AnsweredCheckout[]> {
-    const [condition, value] =
-      'sku' in filter
-        ? ['EXISTS (SELECT 1 FROM order_lines l WHERE l.order_id = k.order_id AND l.sku = $4)', filter.sku]
-        : ['k.completed_at >= $4', filter.completedSince];
+  ): Promise<AnsweredPage> {
+    if ('sku' in filter) {
+      const rows: { order_id: string; key: string | null; expires_at: Date | null }[] = await db.query(
+        `WITH page AS MATERIALIZED (
+           SELECT l.order_id FROM order_lines l
+            WHERE l.tenant_id = $1 AND l.sku = $2 AND l.order_id > $3
+            ORDER BY l.order_id LIMIT $4)
+         SELECT page.order_id, k.key, k.expires_at
+           FROM page
+           LEFT JOIN orders o ON o.id = page.order_id
+           LEFT JOIN idempotency_keys k
+                  ON k.tenant_id = $1 AND k.key = o.idempotency_key AND k.order_id = o.id
+                 AND k.state = 'completed' AND k.expires_at > now()
+          ORDER BY page.order_id`,
+        [tenantId, filter.sku, after ?? '00000000-0000-0000-0000-000000000000', limit],
+      );
+      return {
+        answered: rows.flatMap((r) =>
+          r.key && r.expires_at ? [{ key: r.key, expiresAt: r.expires_at }] : [],
+        ),
+        after: rows.length < limit ? null : rows[rows.length - 1].order_id,
+      };
+    }
     const rows: { key: string; expires_at: Date }[] = await db.query(
       `SELECT k.key, k.expires_at FROM idempotency_keys k
-        WHERE k.tenant_id = $1 AND k.state = 'completed' AND k.expires_at > now() AND k.key > $2 AND ${condition}
+        WHERE k.tenant_id = $1 AND k.state = 'completed' AND k.expires_at > now() AND k.key > $2
+          AND k.completed_at >= $4
         ORDER BY k.key LIMIT $3`,
-      [tenantId, afterKey, limit, value],
+      [tenantId, after ?? '', limit, filter.completedSince],
     );
-    return rows.map((r) => ({ key: r.key, expiresAt: r.expires_at }));
+    return {
+      answered: rows.map((r) => ({ key: r.key, expiresAt: r.expires_at })),
+      after: rows.length < limit ? null : rows[rows.length - 1].key,
+    };
   }
 
   /** Records a flash sale's state. */

@@ -85,7 +85,7 @@ export class RearmFlashSaleGatesJob implements OnApplicationBootstrap, OnApplica
         continue;
       }
       for (const sale of sales) {
-        const { sku, unitsLeft } = sale;
+        const { sku } = sale;
         let r: Awaited<ReturnType<typeof this.rearm>>;
         try {
           r = await this.rearm(tenantId, sale);
@@ -93,7 +93,7 @@ export class RearmFlashSaleGatesJob implements OnApplicationBootstrap, OnApplica
           report.failedTenants.push(tenantId);
           this.logger.error(
             { tenantId, sku, err: String(error) },
-            'answered checkouts could not be read: gate not re-armed',
+            'answered checkouts or units left could not be read: gate not re-armed',
           );
           break;
         }
@@ -102,10 +102,10 @@ export class RearmFlashSaleGatesJob implements OnApplicationBootstrap, OnApplica
           return report; // Redis is down: the reconnect runs the pass again
         }
         if (r.outcome === 'Rearmed') {
-          report.rearmed.push({ tenantId, sku, units: unitsLeft });
+          report.rearmed.push({ tenantId, sku, units: r.units });
           this.metrics.rearmedTotal.inc({ tenant: tenantId });
           this.logger.warn(
-            { tenantId, sku, units: unitsLeft },
+            { tenantId, sku, units: r.units },
             'flash-sale gate counter was lost (Redis restarted?): re-armed from the order database',
           );
         }
@@ -120,7 +120,7 @@ export class RearmFlashSaleGatesJob implements OnApplicationBootstrap, OnApplica
    * lately has its answers marked again on every pass for a lease and two intervals: a checkout that passed it
    * as not gated just before may have been answered after SetFlashSale marked them.
    */
-  private async rearm(tenantId: string, { sku, unitsLeft, enabledForMs }: EnabledFlashSale) {
+  private async rearm(tenantId: string, { sku, enabledForMs }: EnabledFlashSale) {
     const counter = await this.gate.gate.remaining(tenantId, sku);
     if (typeof counter === 'object' && counter !== null) return counter;
     const lately =
@@ -129,6 +129,9 @@ export class RearmFlashSaleGatesJob implements OnApplicationBootstrap, OnApplica
     const marked = await this.markAnswered.execute(tenantId, { sku });
     if (typeof marked !== 'number') return marked;
     if (counter !== null) return { outcome: 'AlreadyOn' } as const;
-    return this.gate.gate.rearm(tenantId, sku, unitsLeft);
+    const units = await this.catalog.flashSaleUnitsLeft(this.dataSource, tenantId, sku);
+    if (units === null) return { outcome: 'TurnedOff' } as const; // turned off meanwhile: nothing to re-arm
+    const r = await this.gate.gate.rearm(tenantId, sku, units);
+    return r.outcome === 'Rearmed' ? ({ outcome: 'Rearmed', units } as const) : r;
   }
 }

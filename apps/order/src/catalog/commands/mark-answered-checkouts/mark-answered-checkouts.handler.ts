@@ -5,7 +5,7 @@ import { GateUnavailable } from '@checkout/stock-gate';
 import { OrderStockGate } from '../../../gate/stock-gate.provider';
 import { AnsweredFilter, CatalogRepository } from '../../database/catalog.repository';
 
-/** Answered checkouts read from the database per page. */
+/** Order lines (a SKU's) or Idempotency-Keys (those completed since a time) read from the database per page. */
 const PAGE = 1_000;
 
 /**
@@ -27,14 +27,17 @@ export class MarkAnsweredCheckoutsHandler {
   /** Marks the tenant's answered checkouts that `filter` selects; how many, or GateUnavailable. */
   async execute(tenantId: string, filter: AnsweredFilter): Promise<number | GateUnavailable> {
     let marked = 0;
-    for (let after = ''; ;) {
+    let after: string | null = null;
+    do {
       const page = await this.catalog.answeredCheckouts(this.dataSource, tenantId, filter, after, PAGE);
-      if (page.length === 0) return marked;
-      const r = await this.gate.markAnsweredCheckouts(tenantId, page);
-      if (r.outcome === 'GateUnavailable') return r;
-      marked += page.length;
-      after = page[page.length - 1].key;
-    }
+      if (page.answered.length > 0) {
+        const r = await this.gate.markAnsweredCheckouts(tenantId, page.answered);
+        if (r.outcome === 'GateUnavailable') return r;
+        marked += page.answered.length;
+      }
+      after = page.after;
+    } while (after !== null);
+    return marked;
   }
 
   /** Marks, for every tenant, the checkouts answered while Redis was away; false while it still is. */
