@@ -11,6 +11,7 @@ import { DomainErrorFilter } from './error.filter';
 import { BaseConfig, internalPort } from './config';
 import { connectConsumers } from './consumers';
 import { ServiceKitOptions, dataSourceOptions } from './service-kit.module';
+import { activateRequestSpan, traceRequest } from './request-tracing';
 
 /** How a service's HTTP layer differs from the kit's defaults. */
 export interface BootstrapOptions {
@@ -21,7 +22,7 @@ export interface BootstrapOptions {
   rawBody?: boolean;
 }
 
-/** Creates a service's application, configured but not listening: JSON logs, body limit, error shape, headers. */
+/** Creates a service's application, configured but not listening: traces, JSON logs, body limit, error shape, headers. */
 export async function createService(
   module: Parameters<typeof NestFactory.create>[0],
   config: BaseConfig,
@@ -33,6 +34,7 @@ export async function createService(
   });
   const logger = app.get(Logger);
   app.useLogger(logger);
+  app.use(traceRequest);
   app.use(securityHeaders);
   app.use(splitInternalRoutes);
   app.use(
@@ -51,6 +53,7 @@ export async function createService(
   // Answer body-parser's errors here, while their `type` is known: past this point Nest turns a JSON syntax
   // error into a bare 400 carrying the parser's message.
   app.use(bodyParserErrors);
+  app.use(activateRequestSpan);
   app.useGlobalFilters(new DomainErrorFilter(logger));
   app.set('x-powered-by', false);
   // No ETag: every answer is `Cache-Control: no-store`, so no client revalidates one, and hashing each body

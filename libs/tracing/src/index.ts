@@ -1,2 +1,3 @@
 export * from './tracing';
 export * from './file-exporter';
+export * from './request-spans';

@@ -1,14 +1,13 @@
-import { IncomingMessage } from 'node:http';
-import { Context, Span, SpanKind, SpanStatusCode, context, propagation, trace } from '@opentelemetry/api';
+import { Context, SpanKind, SpanStatusCode, context, propagation, trace } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { Instrumentation, registerInstrumentations } from '@opentelemetry/instrumentation';
-import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, ConsoleSpanExporter, SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { JsonLinesFileExporter } from './file-exporter';
+import { traceRequests } from './request-spans';
 
 let provider: NodeTracerProvider | undefined;
 
@@ -34,44 +33,35 @@ function exporterFromEnv(env: NodeJS.ProcessEnv): SpanExporter | undefined {
 }
 
 /**
- * Starts OpenTelemetry for a service: W3C propagation, HTTP and pg spans (`instrumentationsFor`). Must run before those
- * modules are loaded (main.ts imports '@checkout/tracing/register' first).
+ * Starts OpenTelemetry for a service: W3C propagation, a server span per HTTP request (request-spans.ts) and pg
+ * spans, unless OTEL_NODE_DISABLED_INSTRUMENTATIONS names them (`tracedParts`). Must run before pg is loaded
+ * (main.ts imports '@checkout/tracing/register' first).
  */
 export function startTracing(serviceName: string, env: NodeJS.ProcessEnv = process.env): void {
   if (provider) return;
   const exporter = exporterFromEnv(env);
+  const parts = tracedParts(env);
   provider = new NodeTracerProvider({
     resource: resourceFromAttributes({ 'service.name': serviceName }),
     spanProcessors: exporter ? [new BatchSpanProcessor(exporter, { scheduledDelayMillis: 500 })] : [],
   });
   provider.register({ propagator: new W3CTraceContextPropagator() });
-  registerInstrumentations({ instrumentations: instrumentationsFor(env) });
+  traceRequests(parts.http);
+  registerInstrumentations({ instrumentations: parts.instrumentations });
 }
 
-/** The instrumentations a service can run, by the short names OTEL_NODE_DISABLED_INSTRUMENTATIONS uses. */
-const INSTRUMENTATIONS = {
-  http: () =>
-    new HttpInstrumentation({
-      ignoreIncomingRequestHook: (req) => req.url?.startsWith('/health') === true || req.url === '/metrics',
-      applyCustomAttributesOnSpan: (span, request) => nameByRoute(span, request),
-    }),
-  // A query span only inside a request's or an event's span: polling jobs and pool connects make no traces.
-  pg: () =>
-    new PgInstrumentation({
-      enhancedDatabaseReporting: false,
-      requireParentSpan: true,
-      ignoreConnectSpans: true,
-    }),
-};
+/** What a service traces, by the short names OTEL_NODE_DISABLED_INSTRUMENTATIONS uses. */
+const PARTS = ['http', 'pg'] as const;
 
 /**
- * The instrumentations to register: all of them but those OTEL_NODE_DISABLED_INSTRUMENTATIONS names (a comma
- * list, the variable of OpenTelemetry's Node auto-instrumentation). `pg` is the one worth its price to weigh: its
- * query spans are three quarters of a saga's spans and cost 3.5-5 ms of CPU per saga (docs/runbook.md, "Traces");
- * without them a saga is still traced end to end, request to request and event to event. An unknown name is an
- * error, so that a typo does not leave the instrumentation on unnoticed.
+ * What to trace: every part but those OTEL_NODE_DISABLED_INSTRUMENTATIONS names (a comma list, the variable of
+ * OpenTelemetry's Node auto-instrumentation): `http`, a server span per request (request-spans.ts), and `pg`, a
+ * span per query made inside a request or an event. `pg` is the one worth its price to weigh: its query spans are
+ * three quarters of a saga's spans and cost 3.5-5 ms of CPU per saga (docs/runbook.md, "Traces"); without them a
+ * saga is still traced end to end, request to request and event to event. An unknown name is an error, so that a
+ * typo does not leave a part on unnoticed.
  */
-export function instrumentationsFor(env: NodeJS.ProcessEnv): Instrumentation[] {
+export function tracedParts(env: NodeJS.ProcessEnv): { http: boolean; instrumentations: Instrumentation[] } {
   const disabled = new Set(
     (env.OTEL_NODE_DISABLED_INSTRUMENTATIONS ?? '')
       .split(',')
@@ -79,33 +69,26 @@ export function instrumentationsFor(env: NodeJS.ProcessEnv): Instrumentation[] {
       .filter((name) => name !== ''),
   );
   for (const name of disabled)
-    if (!Object.hasOwn(INSTRUMENTATIONS, name))
-      throw new Error(
-        `OTEL_NODE_DISABLED_INSTRUMENTATIONS names ${name}: not one of ${Object.keys(INSTRUMENTATIONS).join(', ')}`,
-      );
-  return Object.entries(INSTRUMENTATIONS)
-    .filter(([name]) => !disabled.has(name))
-    .map(([, create]) => create());
-}
-
-/**
- * Names a server span by the route express matched (`POST /v1/orders/:id`, and `http.route`), read when the answer
- * ends. The express instrumentation did this by wrapping every middleware and handler of every request, a tenth
- * of the tracing's CPU on a refused checkout; a request no route matched keeps the method as its name.
- */
-export function nameByRoute(span: Span, request: object): void {
-  const { route, baseUrl, method } = request as IncomingMessage & {
-    route?: { path?: unknown };
-    baseUrl?: string;
+    if (!(PARTS as readonly string[]).includes(name))
+      throw new Error(`OTEL_NODE_DISABLED_INSTRUMENTATIONS names ${name}: not one of ${PARTS.join(', ')}`);
+  return {
+    http: !disabled.has('http'),
+    // A query span only inside a request's or an event's span: polling jobs and pool connects make no traces.
+    instrumentations: disabled.has('pg')
+      ? []
+      : [
+          new PgInstrumentation({
+            enhancedDatabaseReporting: false,
+            requireParentSpan: true,
+            ignoreConnectSpans: true,
+          }),
+        ],
   };
-  if (typeof route?.path !== 'string') return;
-  const template = `${baseUrl ?? ''}${route.path}`;
-  span.setAttribute('http.route', template);
-  span.updateName(`${method ?? 'GET'} ${template}`);
 }
 
 /** Flushes and stops the tracer provider (on SIGTERM, after the app closed). */
 export async function stopTracing(): Promise<void> {
+  traceRequests(false);
   await provider?.shutdown();
   provider = undefined;
 }
