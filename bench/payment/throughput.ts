@@ -4,6 +4,7 @@ import { loadStackConfig, stackKafka } from '@checkout/local-stack';
 import { OutboxWriter } from '@checkout/messaging';
 import { serviceDataSource } from '@checkout/testing';
 import { percentile, report } from '../report';
+import { Sample, cpuBetween, sample, stackPids } from '../saga/procs';
 import { DEV_PSP_CREDENTIALS } from '@checkout/service-kit';
 
 /**
@@ -18,6 +19,8 @@ import { DEV_PSP_CREDENTIALS } from '@checkout/service-kit';
  * - service: `inventory.reserved` events committed through the inventory outbox (as the payment specs do), the
  *   payment service charges them (tok_success) and publishes `payment.succeeded`, read here from Kafka.
  * The floor is measured before and after the service phase (a shared machine drifts); the ratios use the mean.
+ * Per phase, the CPU of every process of the stack per charge (/proc) and the share of the machine that was busy:
+ * what says whether a ratio is bounded by the machine's two cores rather than by a wait.
  * Side effects on the shared stack: the payment attempts stay in payment_svc, and inventory parks each
  * `payment.succeeded` of an order it never reserved on its DLQ, as it does for the payment specs.
  * Usage: node bench/dist/payment/throughput.js [charges, default 300] [PSP latency ms, default 50]
@@ -78,6 +81,17 @@ async function simulatorAlone(): Promise<{ latencies: number[]; rate: number }> 
   return { latencies, rate: CHARGES / ((performance.now() - t0) / 1000) };
 }
 
+/** CPU ms per charge of each process between two samples (`bench`: this process, the floor's client), and how busy the machine was. */
+function cpuPerCharge(a: Sample, b: Sample) {
+  const used = cpuBetween(a, b);
+  const byProcess = Object.fromEntries(
+    Object.entries(used).map(([name, ms]) => [name, Math.round((ms / CHARGES) * 100) / 100]),
+  );
+  const machineBusyPct =
+    Math.round(((b.machine.busyMs - a.machine.busyMs) / (b.machine.totalMs - a.machine.totalMs)) * 1000) / 10;
+  return { byProcess, machineBusyPct };
+}
+
 interface Seen {
   at: number;
   occurredAt: number;
@@ -114,7 +128,10 @@ async function main(): Promise<void> {
   if (!assigned) throw new Error('the bench consumer did not join its group within 30 s');
 
   console.log(`floor: ${CHARGES} direct charges at ${LATENCY_MS} ms, concurrency ${CONCURRENCY}`);
+  const pids = { ...stackPids(config), bench: process.pid };
+  let at = sample(pids);
   const floorBefore = await simulatorAlone();
+  const floorCpu = [cpuPerCharge(at, sample(pids))];
 
   console.log(`service: ${CHARGES} inventory.reserved -> payment.succeeded`);
   const inventory = await serviceDataSource('inventory_svc', 2);
@@ -122,6 +139,7 @@ async function main(): Promise<void> {
   const orders = Array.from({ length: CHARGES }, () => randomUUID());
   for (const orderId of orders) await delayCharge(orderId);
   const committed = new Map<string, number>();
+  at = sample(pids);
   // Committed in batches of 25, as fast as this process can: the service's pace is what is measured.
   for (let i = 0; i < orders.length; i += 25) {
     const batch = orders.slice(i, i + 25);
@@ -149,6 +167,7 @@ async function main(): Promise<void> {
   const doneBy = Date.now() + 120_000 + CHARGES * 100;
   while (orders.some((o) => !seen.has(o)) && Date.now() < doneBy)
     await new Promise((r) => setTimeout(r, 100));
+  const serviceCpu = cpuPerCharge(at, sample(pids));
   const missing = orders.filter((o) => !seen.has(o));
   if (missing.length) throw new Error(`${missing.length} orders never reached payment.succeeded`);
   await inventory.destroy();
@@ -173,7 +192,9 @@ async function main(): Promise<void> {
   await payment.destroy();
   const recorded = new Map(attempts.map((a) => [a.order_id, a.created_at.getTime()]));
 
+  at = sample(pids);
   const floorAfter = await simulatorAlone();
+  floorCpu.push(cpuPerCharge(at, sample(pids)));
   await consumer.disconnect();
 
   const floorLatencies = [...floorBefore.latencies, ...floorAfter.latencies];
@@ -217,12 +238,25 @@ async function main(): Promise<void> {
     row('  of which PSP success -> outbox row (payment service)', pspToOutbox, null),
     row('  of which outbox row -> Kafka consumer (Debezium relay)', outboxToKafka, null),
   ];
+  const cpuRows = Object.keys(serviceCpu.byProcess)
+    .map((name) => ({
+      process: name,
+      'floor cpu ms/charge': round((floorCpu[0].byProcess[name] + floorCpu[1].byProcess[name]) / 2),
+      'service cpu ms/charge': round(serviceCpu.byProcess[name]),
+    }));
+  cpuRows.push({
+    process: 'machine busy (% of 2 cores: 100 = both)',
+    'floor cpu ms/charge': round((floorCpu[0].machineBusyPct + floorCpu[1].machineBusyPct) / 2),
+    'service cpu ms/charge': round(serviceCpu.machineBusyPct),
+  });
+  console.table(cpuRows);
   const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
   report('payment-throughput', rows, {
     charges: CHARGES,
     pspLatencyMs: LATENCY_MS,
     floorConcurrency: CONCURRENCY,
     floorRates: { before: round(floorBefore.rate), after: round(floorAfter.rate) },
+    cpuMsPerCharge: { floor: floorCpu, service: serviceCpu },
     sharedKnobs: knobs,
     loadavg: load,
   });
