@@ -74,6 +74,9 @@ export const GATE_REPLY_TIMEOUT_MS = 5_000;
  * sent, because a slow reply is not a "no" and its outcome is unknown once given up on.
  */
 export const FAIL_FAST_REDIS: RedisOptions = {
+  // The commands issued in one turn of the event loop (a flash sale's concurrent checkouts) go out in one write
+  // and come back in one read: Redis runs them in order, one after the other, as it would separately.
+  enableAutoPipelining: true,
   enableOfflineQueue: false,
   maxRetriesPerRequest: 0,
   commandTimeout: GATE_REPLY_TIMEOUT_MS,
