@@ -21,7 +21,7 @@ import {
 // The compiled CLI (the stack runs the services from dist/ too; this spec runs from test/ under jest).
 const CLI = join(__dirname, '..', 'dist', 'src', 'cli.js');
 const traceFile = join(loadStackConfig().logs, 'traces.jsonl');
-const SPAN_KIND = { SERVER: 1, CONSUMER: 4 };
+const SPAN_KIND = { INTERNAL: 0, SERVER: 1, CLIENT: 2, CONSUMER: 4 };
 
 /**
  * The spans of the traces this spec started, read from the file the local stack's services export to. The
@@ -67,7 +67,10 @@ const cli = (args: string[], env: Record<string, string> = {}) =>
     env: { ...process.env, SAGA_TRACKER_URL: TRACKER_URL, ...env },
   });
 
-/** Checks that one trace holds the checkout request and, in every app, a consumer span with its DB writes. */
+/**
+ * Checks that one trace holds the checkout request, in every app a consumer span with its DB writes, and the
+ * charge's call to the PSP with the PSP's side of it.
+ */
 async function assertOneTrace(traceId: string, orderId: string): Promise<void> {
   traced.add(traceId);
   // One trace: the HTTP request and the consumers of every app, with their DB writes.
@@ -77,7 +80,8 @@ async function assertOneTrace(traceId: string, orderId: string): Promise<void> {
     async () => {
       const found = traces.spansOf(traceId);
       const consuming = new Set(found.filter((s) => s.kind === SPAN_KIND.CONSUMER).map((s) => s.service));
-      return apps.every((a) => consuming.has(a)) ? found : undefined;
+      const atPsp = found.some((s) => s.service === 'psp-simulator' && s.kind === SPAN_KIND.SERVER);
+      return apps.every((a) => consuming.has(a)) && atPsp ? found : undefined;
     },
     { timeoutMs: 30_000, intervalMs: 500 },
   );
@@ -97,9 +101,33 @@ async function assertOneTrace(traceId: string, orderId: string): Promise<void> {
       `${app}: DB writes inside its consumer span`,
     );
   }
+  const handled = spans
+    .filter((s) => s.kind === SPAN_KIND.CONSUMER)
+    .map((s) => `${s.service} ${String(s.attributes['messaging.message.id'])}`);
+  assert.deepEqual(
+    handled.filter((h, i) => handled.indexOf(h) !== i),
+    [],
+    'each app handles each event in one consumer span',
+  );
   assert.ok(
     spans.some((s) => s.service === 'saga-tracker' && s.attributes['saga.id'] === orderId),
     'the tracker records the steps inside the same trace',
+  );
+  // The charge, though the worker picks the attempt up outside any event's span: its call to the PSP, and the
+  // PSP's handling of that call, are in the saga's trace.
+  const charge = spans.find(
+    (s) => s.service === 'payment' && s.kind === SPAN_KIND.INTERNAL && s.name === 'payment charge',
+  );
+  assert.ok(charge, "payment's charge span");
+  const call = spans.find(
+    (s) => s.service === 'payment' && s.kind === SPAN_KIND.CLIENT && s.parentSpanId === charge.spanId,
+  );
+  assert.ok(call, 'the charge call to the PSP, a client span inside the charge');
+  assert.ok(
+    spans.some(
+      (s) => s.service === 'psp-simulator' && s.kind === SPAN_KIND.SERVER && s.parentSpanId === call.spanId,
+    ),
+    'the PSP handled that call in the same trace',
   );
 }
 

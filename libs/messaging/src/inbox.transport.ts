@@ -60,7 +60,8 @@ export class InboxContext extends BaseRpcContext<[topic: string, partition: numb
     topic: string,
     partition: number,
     private readonly after: AfterCommit[],
-    private readonly scope: <R>(event: SagaEvent, fn: () => Promise<R>) => Promise<R>,
+    /** Each event's scope (its consumer span); none when the whole transaction runs in its lone event's. */
+    private readonly scope: (<R>(event: SagaEvent, fn: () => Promise<R>) => Promise<R>) | undefined,
   ) {
     super([topic, partition]);
   }
@@ -81,9 +82,12 @@ export class InboxContext extends BaseRpcContext<[topic: string, partition: numb
     this.after.push(fn);
   }
 
-  /** Runs one event's part of a batch inside that event's context (its consumer span continues its trace). */
+  /**
+   * Runs one event's part of a batch inside that event's context (its consumer span continues its trace). A
+   * chunk of one event is in that context already: a second span would read as the event handled twice.
+   */
   eventScope<R>(event: SagaEvent, fn: () => Promise<R>): Promise<R> {
-    return this.scope(event, fn);
+    return this.scope ? this.scope(event, fn) : fn();
   }
 }
 
@@ -611,7 +615,8 @@ export class InboxTransport extends Server implements CustomTransportStrategy {
         const isNew = new Set(inserted.map((r) => r.event_id));
         const fresh = events.filter((e) => isNew.delete(e.eventId.toLowerCase()));
         if (fresh.length === 0) return fresh;
-        const ctx = new InboxContext(tx, topic, partition, after, scope);
+        // A lone event's whole transaction already runs in its scope: eventScope must not open a second one.
+        const ctx = new InboxContext(tx, topic, partition, after, events.length === 1 ? undefined : scope);
         if (batch) await this.invoke(handler, fresh, ctx);
         else if (events.length === 1) await this.invoke(handler, fresh[0], ctx);
         // Group commit: each event's call in its own context (its consumer span continues its trace).

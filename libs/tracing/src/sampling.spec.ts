@@ -28,7 +28,7 @@ describe('sampling with OTEL_TRACES_SAMPLER=parentbased_traceidratio', () => {
     process.env.OTEL_TRACES_SAMPLER_ARG = '0';
     startTracing('sampling-spec', {
       OTEL_TRACES_EXPORTER: 'none',
-      OTEL_NODE_DISABLED_INSTRUMENTATIONS: 'http,pg',
+      OTEL_NODE_DISABLED_INSTRUMENTATIONS: 'http,pg,undici',
     });
   });
   afterAll(async () => {

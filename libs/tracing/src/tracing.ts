@@ -2,6 +2,7 @@ import { Context, SpanKind, SpanStatusCode, context, propagation, trace } from '
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { Instrumentation, registerInstrumentations } from '@opentelemetry/instrumentation';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
+import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, ConsoleSpanExporter, SpanExporter } from '@opentelemetry/sdk-trace-base';
@@ -51,15 +52,15 @@ export function startTracing(serviceName: string, env: NodeJS.ProcessEnv = proce
 }
 
 /** What a service traces, by the short names OTEL_NODE_DISABLED_INSTRUMENTATIONS uses. */
-const PARTS = ['http', 'pg'] as const;
+const PARTS = ['http', 'pg', 'undici'] as const;
 
 /**
  * What to trace: every part but those OTEL_NODE_DISABLED_INSTRUMENTATIONS names (a comma list, the variable of
- * OpenTelemetry's Node auto-instrumentation): `http`, a server span per request (request-spans.ts), and `pg`, a
- * span per query made inside a request or an event. `pg` is the one worth its price to weigh: its query spans are
- * three quarters of a saga's spans and cost 3.5-5 ms of CPU per saga (docs/runbook.md, "Traces"); without them a
- * saga is still traced end to end, request to request and event to event. An unknown name is an error, so that a
- * typo does not leave a part on unnoticed.
+ * OpenTelemetry's Node auto-instrumentation): `http`, a server span per request (request-spans.ts); `pg`, a span
+ * per query made inside a request or an event; `undici`, a client span per outgoing call made inside one. `pg` is
+ * the one worth its price to weigh: its query spans are three quarters of a saga's spans and cost 3.5-5 ms of CPU
+ * per saga (docs/runbook.md, "Traces"); without them a saga is still traced end to end, request to request and
+ * event to event. An unknown name is an error, so that a typo does not leave a part on unnoticed.
  */
 export function tracedParts(env: NodeJS.ProcessEnv): { http: boolean; instrumentations: Instrumentation[] } {
   const disabled = new Set(
@@ -71,19 +72,21 @@ export function tracedParts(env: NodeJS.ProcessEnv): { http: boolean; instrument
   for (const name of disabled)
     if (!(PARTS as readonly string[]).includes(name))
       throw new Error(`OTEL_NODE_DISABLED_INSTRUMENTATIONS names ${name}: not one of ${PARTS.join(', ')}`);
-  return {
-    http: !disabled.has('http'),
-    // A query span only inside a request's or an event's span: polling jobs and pool connects make no traces.
-    instrumentations: disabled.has('pg')
-      ? []
-      : [
-          new PgInstrumentation({
-            enhancedDatabaseReporting: false,
-            requireParentSpan: true,
-            ignoreConnectSpans: true,
-          }),
-        ],
-  };
+  const instrumentations: Instrumentation[] = [];
+  // A query span only inside a request's or an event's span: polling jobs and pool connects make no traces.
+  if (!disabled.has('pg'))
+    instrumentations.push(
+      new PgInstrumentation({
+        enhancedDatabaseReporting: false,
+        requireParentSpan: true,
+        ignoreConnectSpans: true,
+      }),
+    );
+  // A client span for a call made inside a request's or an event's span (payment's charges and refunds at the
+  // PSP, the simulator's webhooks), and the call carries its traceparent: the other side joins the saga's trace.
+  if (!disabled.has('undici'))
+    instrumentations.push(new UndiciInstrumentation({ requireParentforSpans: true }));
+  return { http: !disabled.has('http'), instrumentations };
 }
 
 /** Flushes and stops the tracer provider (on SIGTERM, after the app closed). */
@@ -103,6 +106,33 @@ export function activeTraceparent(): string | null {
 /** The context an event's traceparent names (the root context when it has none). */
 export function contextOf(traceparent: string | null | undefined): Context {
   return traceparent ? propagation.extract(context.active(), { traceparent }) : context.active();
+}
+
+/**
+ * Runs work that a saga's event started but that runs later, outside the event's span (a payment's charge at the
+ * PSP, picked up by a worker), in an INTERNAL span that continues the trace the event carried (`traceparent`): its
+ * outgoing calls, queries and published events join the saga's trace. A thrown error marks the span and is
+ * rethrown.
+ */
+export function withSpanOf<R>(
+  traceparent: string | null | undefined,
+  name: string,
+  attributes: Record<string, string>,
+  fn: () => Promise<R>,
+): Promise<R> {
+  return trace
+    .getTracer('@checkout/tracing')
+    .startActiveSpan(name, { kind: SpanKind.INTERNAL, attributes }, contextOf(traceparent), async (span) => {
+      try {
+        return await fn();
+      } catch (error) {
+        span.recordException(error as Error);
+        span.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error).message });
+        throw error;
+      } finally {
+        span.end();
+      }
+    });
 }
 
 /**

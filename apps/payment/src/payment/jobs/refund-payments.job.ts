@@ -1,6 +1,7 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { PinoLogger } from 'nestjs-pino';
 import { DataSource } from 'typeorm';
+import { withSpanOf } from '@checkout/tracing';
 import { DatabaseWakeups, NextDue, PeriodicTask, SERVICE_CONFIG } from '@checkout/service-kit';
 import { PaymentConfig } from '../../config/payment.config';
 import {
@@ -72,7 +73,17 @@ export class RefundPaymentsJob implements OnApplicationBootstrap, OnApplicationS
     }
   }
 
-  private async send(refund: Refund): Promise<void> {
+  /** One refund at the PSP, in the trace of the event that asked for it (when it came from a saga). */
+  private send(refund: Refund): Promise<void> {
+    return withSpanOf(
+      refund.cause?.traceparent,
+      'payment refund',
+      { 'saga.id': refund.orderId, 'tenant.id': refund.tenantId, 'refund.id': refund.id },
+      () => this.sendNow(refund),
+    );
+  }
+
+  private async sendNow(refund: Refund): Promise<void> {
     const result = await this.psp.refund(refund.pspAccount, refund.idempotencyKey, {
       charge: refund.pspChargeId,
       amount: Number(refund.amount),

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { PinoLogger } from 'nestjs-pino';
 import { DataSource } from 'typeorm';
+import { withSpanOf } from '@checkout/tracing';
 import { PaymentAttempt, countChargeRequest, noteError, notePspRef } from '../../database/payment.repository';
 import { PspCharge, PspClient, PspResult } from '../../psp/psp.client';
 import { MovePaymentHandler } from '../move-payment/move-payment.handler';
@@ -26,16 +27,20 @@ export class ChargePaymentHandler {
    * that handed the attempt over counted it already (`counted`: the charge worker's claim does, in its statement).
    */
   async execute(attempt: PaymentAttempt, { counted = false } = {}): Promise<PspResult<PspCharge>> {
-    if (!counted) await countChargeRequest(this.dataSource, attempt.id);
-    const result = await this.psp.charge(attempt.pspAccount, attempt.idempotencyKey, {
-      amount: Number(attempt.amount),
-      currency: attempt.currency,
-      token: attempt.paymentToken,
-      reference: attempt.orderId,
-      metadata: { paymentId: attempt.id, tenantId: attempt.tenantId },
+    // In the trace of the event that started the payment: the PSP's side of the charge and what the answer
+    // publishes belong to the saga's trace, though the worker picks the attempt up outside that event's span.
+    return withSpanOf(attempt.cause.traceparent, 'payment charge', spanAttributes(attempt), async () => {
+      if (!counted) await countChargeRequest(this.dataSource, attempt.id);
+      const result = await this.psp.charge(attempt.pspAccount, attempt.idempotencyKey, {
+        amount: Number(attempt.amount),
+        currency: attempt.currency,
+        token: attempt.paymentToken,
+        reference: attempt.orderId,
+        metadata: { paymentId: attempt.id, tenantId: attempt.tenantId },
+      });
+      await this.apply(attempt, result, 'response');
+      return result;
     });
-    await this.apply(attempt, result, 'response');
-    return result;
   }
 
   /** Applies a charge's answer (or its absence) through the state machine. */
@@ -92,3 +97,10 @@ export class ChargePaymentHandler {
     });
   }
 }
+
+/** What a charge's span says about it. */
+const spanAttributes = (attempt: PaymentAttempt) => ({
+  'saga.id': attempt.orderId,
+  'tenant.id': attempt.tenantId,
+  'payment.id': attempt.id,
+});
