@@ -238,12 +238,11 @@ async function main(): Promise<void> {
     row('  of which PSP success -> outbox row (payment service)', pspToOutbox, null),
     row('  of which outbox row -> Kafka consumer (Debezium relay)', outboxToKafka, null),
   ];
-  const cpuRows = Object.keys(serviceCpu.byProcess)
-    .map((name) => ({
-      process: name,
-      'floor cpu ms/charge': round((floorCpu[0].byProcess[name] + floorCpu[1].byProcess[name]) / 2),
-      'service cpu ms/charge': round(serviceCpu.byProcess[name]),
-    }));
+  const cpuRows = Object.keys(serviceCpu.byProcess).map((name) => ({
+    process: name,
+    'floor cpu ms/charge': round((floorCpu[0].byProcess[name] + floorCpu[1].byProcess[name]) / 2),
+    'service cpu ms/charge': round(serviceCpu.byProcess[name]),
+  }));
   cpuRows.push({
     process: 'machine busy (% of 2 cores: 100 = both)',
     'floor cpu ms/charge': round((floorCpu[0].machineBusyPct + floorCpu[1].machineBusyPct) / 2),

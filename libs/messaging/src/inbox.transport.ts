@@ -134,6 +134,15 @@ export interface InboxTransportOptions {
   backoff?: { initialMs: number; maxMs: number };
   /** Runs one event's handling inside a context (e.g. continues the event's trace). */
   around?: <R>(event: SagaEvent, fn: () => Promise<R>) => Promise<R>;
+  /**
+   * Opens the contexts of the events a batch handler applies in one transaction (e.g. a consumer span per event,
+   * each in its own trace): `within` runs an event's part in its context (InboxContext.eventScope), `end` closes
+   * them once the handler is done (as failed when it threw).
+   */
+  aroundChunk?: (events: SagaEvent[]) => {
+    within<R>(event: SagaEvent, fn: () => Promise<R>): Promise<R>;
+    end(error?: unknown): void;
+  };
   partitionsConsumedConcurrently?: number;
   /**
    * How the broker answers this transport's fetches (kafkajs' `minBytes` and `maxWaitTimeInMs`). Default: at the
@@ -615,6 +624,18 @@ export class InboxTransport extends Server implements CustomTransportStrategy {
         const isNew = new Set(inserted.map((r) => r.event_id));
         const fresh = events.filter((e) => isNew.delete(e.eventId.toLowerCase()));
         if (fresh.length === 0) return fresh;
+        if (batch && events.length > 1 && this.options.aroundChunk) {
+          // Every event of the chunk gets its context, though the handler may work on them all at once.
+          const chunk = this.options.aroundChunk(fresh);
+          try {
+            await this.invoke(handler, fresh, new InboxContext(tx, topic, partition, after, chunk.within));
+            chunk.end();
+          } catch (error) {
+            chunk.end(error);
+            throw error;
+          }
+          return fresh;
+        }
         // A lone event's whole transaction already runs in its scope: eventScope must not open a second one.
         const ctx = new InboxContext(tx, topic, partition, after, events.length === 1 ? undefined : scope);
         if (batch) await this.invoke(handler, fresh, ctx);

@@ -202,4 +202,65 @@ describe('inbox transport: chunks of one transaction and saga locks', () => {
     );
     assert.equal(n, 3);
   });
+
+  /**
+   * A batch transport that records its contexts: `around` (a lone event's whole transaction), `aroundChunk` (the
+   * events of a chunk) and which context each event's part ran in (InboxContext.eventScope).
+   */
+  const scoped = (fail = false) => {
+    const log: string[] = [];
+    const t = new InboxTransport({
+      name: `scopes-${randomUUID().slice(0, 8)}`,
+      brokers: ['127.0.0.1:1'],
+      dataSource: scratch.dataSource,
+      logger: quiet,
+      around: async (event, fn) => {
+        log.push(`around ${event.eventId}`);
+        return fn();
+      },
+      aroundChunk: (events) => {
+        log.push(`chunk ${events.map((e) => e.eventId).join(',')}`);
+        return {
+          within: async (event, fn) => {
+            log.push(`in ${event.eventId}`);
+            return fn();
+          },
+          end: (error) => void log.push(`end ${error === undefined ? 'ok' : 'failed'}`),
+        };
+      },
+    });
+    t.addHandler(
+      'order.created',
+      async (events: SagaEvent[], ctx: InboxContext) => {
+        for (const e of events) await ctx.eventScope(e, async () => void log.push(`part ${e.eventId}`));
+        if (fail) throw new NonRetryableError('HANDLER_FAILED', 'the handler refuses the chunk');
+      },
+      true,
+      { batch: true },
+    );
+    return { t, log };
+  };
+
+  it("gives a batch chunk's fresh events one context each, and a lone event one, not two", async () => {
+    const [a, b, c] = [orderCreated('t1'), orderCreated('t1'), orderCreated('t2')];
+    const { t, log } = scoped();
+    await t.apply('order.created', [a]);
+    assert.deepEqual(log.splice(0), [`around ${a.eventId}`, `part ${a.eventId}`]);
+    assert.deepEqual(await t.apply('order.created', [a, b, c]), { applied: 2, duplicates: 1 });
+    assert.deepEqual(log, [
+      `chunk ${b.eventId},${c.eventId}`,
+      `in ${b.eventId}`,
+      `part ${b.eventId}`,
+      `in ${c.eventId}`,
+      `part ${c.eventId}`,
+      'end ok',
+    ]);
+  });
+
+  it("ends a failed chunk's contexts as failed", async () => {
+    const { t, log } = scoped(true);
+    const events = [orderCreated('t1'), orderCreated('t1')];
+    await assert.rejects(t.apply('order.created', events), /refuses the chunk/);
+    assert.equal(log.at(-1), 'end failed');
+  });
 });

@@ -5,7 +5,7 @@ import { Observable, throwError } from 'rxjs';
 import { DataSource } from 'typeorm';
 import { ServiceCode } from '@checkout/contracts';
 import { InboxTransport, InboxTransportOptions } from '@checkout/messaging';
-import { withEventSpan } from '@checkout/tracing';
+import { startEventSpans, withEventSpan } from '@checkout/tracing';
 import { BaseConfig, kafkaClientOptions, messagingSettings } from './config';
 import { shutdownOnFatal } from './consumer-lifecycle';
 import { TenantRegistry } from './tenancy';
@@ -53,6 +53,7 @@ export function consumerTransportProvider(options: ConsumersOptions | undefined)
         fetch: options.fetch,
         sagaLocks: options.sagaLocks,
         around: (event, fn) => withEventSpan(event, config.SERVICE_NAME, fn),
+        aroundChunk: (events) => startEventSpans(events, config.SERVICE_NAME),
         lagProbeIntervalMs: messagingSettings(config).probeIntervalMs,
         onFatal: shutdownOnFatal(logger, 'consumer'),
       });

@@ -1,4 +1,13 @@
-import { Context, SpanKind, SpanStatusCode, context, propagation, trace } from '@opentelemetry/api';
+import {
+  Context,
+  Span,
+  SpanKind,
+  SpanOptions,
+  SpanStatusCode,
+  context,
+  propagation,
+  trace,
+} from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { Instrumentation, registerInstrumentations } from '@opentelemetry/instrumentation';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
@@ -126,8 +135,7 @@ export function withSpanOf<R>(
       try {
         return await fn();
       } catch (error) {
-        span.recordException(error as Error);
-        span.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error).message });
+        endWithError(span, error);
         throw error;
       } finally {
         span.end();
@@ -139,36 +147,88 @@ export function withSpanOf<R>(
  * Runs a consumer's handling of one event in a CONSUMER span that continues the event's trace, so the
  * handler's DB writes and the events it publishes join the trace of the request that started the saga.
  */
-export function withEventSpan<R>(
-  event: { type: string; eventId: string; sagaId: string; tenantId: string; traceparent: string | null },
-  consumer: string,
-  fn: () => Promise<R>,
-): Promise<R> {
-  const tracer = trace.getTracer('@checkout/messaging');
-  return tracer.startActiveSpan(
-    `${event.type} process`,
-    {
-      kind: SpanKind.CONSUMER,
-      attributes: {
-        'messaging.system': 'kafka',
-        'messaging.destination.name': event.type,
-        'messaging.message.id': event.eventId,
-        'messaging.consumer.group.name': consumer,
-        'saga.id': event.sagaId,
-        'tenant.id': event.tenantId,
+export function withEventSpan<R>(event: TracedEvent, consumer: string, fn: () => Promise<R>): Promise<R> {
+  return trace
+    .getTracer('@checkout/messaging')
+    .startActiveSpan(
+      `${event.type} process`,
+      eventSpanOptions(event, consumer),
+      contextOf(event.traceparent),
+      async (span) => {
+        try {
+          return await fn();
+        } catch (error) {
+          endWithError(span, error);
+          throw error;
+        } finally {
+          span.end();
+        }
       },
+    );
+}
+
+/** The events of one transaction handled together (a batch handler's chunk), each with its own consumer span. */
+export interface EventSpans {
+  /** Runs fn with that event's span active (its queries and the events it publishes join its trace). */
+  within<R>(event: { eventId: string }, fn: () => Promise<R>): Promise<R>;
+  /** Ends every span, as failed when the transaction did not commit. */
+  end(error?: unknown): void;
+}
+
+/**
+ * A consumer span per event of a chunk one transaction applies together, each continuing its own event's trace
+ * and lasting as long as the chunk: every saga's trace shows its event handled, even when the handler works on
+ * the whole chunk at once (`messaging.batch.message_count` says how many shared it).
+ */
+export function startEventSpans(events: readonly TracedEvent[], consumer: string): EventSpans {
+  const tracer = trace.getTracer('@checkout/messaging');
+  const spans = new Map(
+    events.map((event) => {
+      const parent = contextOf(event.traceparent);
+      const options = eventSpanOptions(event, consumer);
+      options.attributes!['messaging.batch.message_count'] = events.length;
+      const span = tracer.startSpan(`${event.type} process`, options, parent);
+      return [event.eventId, { span, context: trace.setSpan(parent, span) }] as const;
+    }),
+  );
+  return {
+    within: (event, fn) => {
+      const found = spans.get(event.eventId);
+      return found ? context.with(found.context, fn) : fn();
     },
-    contextOf(event.traceparent),
-    async (span) => {
-      try {
-        return await fn();
-      } catch (error) {
-        span.recordException(error as Error);
-        span.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error).message });
-        throw error;
-      } finally {
+    end: (error) => {
+      for (const { span } of spans.values()) {
+        if (error !== undefined) endWithError(span, error);
         span.end();
       }
     },
-  );
+  };
+}
+
+/** What withEventSpan and startEventSpans need of an event. */
+type TracedEvent = {
+  type: string;
+  eventId: string;
+  sagaId: string;
+  tenantId: string;
+  traceparent: string | null;
+};
+
+function eventSpanOptions(event: TracedEvent, consumer: string): SpanOptions {
+  return {
+    kind: SpanKind.CONSUMER,
+    attributes: {
+      'messaging.system': 'kafka',
+      'messaging.destination.name': event.type,
+      'messaging.message.id': event.eventId,
+      'messaging.consumer.group.name': consumer,
+      'saga.id': event.sagaId,
+      'tenant.id': event.tenantId,
+    },
+  };
+}
+
+function endWithError(span: Span, error: unknown): void {
+  span.recordException(error as Error);
+  span.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error).message });
 }
