@@ -129,18 +129,13 @@ export function withSpanOf<R>(
   attributes: Record<string, string>,
   fn: () => Promise<R>,
 ): Promise<R> {
-  return trace
-    .getTracer('@checkout/tracing')
-    .startActiveSpan(name, { kind: SpanKind.INTERNAL, attributes }, contextOf(traceparent), async (span) => {
-      try {
-        return await fn();
-      } catch (error) {
-        endWithError(span, error);
-        throw error;
-      } finally {
-        span.end();
-      }
-    });
+  return inActiveSpan(
+    '@checkout/tracing',
+    name,
+    { kind: SpanKind.INTERNAL, attributes },
+    contextOf(traceparent),
+    fn,
+  );
 }
 
 /**
@@ -148,23 +143,13 @@ export function withSpanOf<R>(
  * handler's DB writes and the events it publishes join the trace of the request that started the saga.
  */
 export function withEventSpan<R>(event: TracedEvent, consumer: string, fn: () => Promise<R>): Promise<R> {
-  return trace
-    .getTracer('@checkout/messaging')
-    .startActiveSpan(
-      `${event.type} process`,
-      eventSpanOptions(event, consumer),
-      contextOf(event.traceparent),
-      async (span) => {
-        try {
-          return await fn();
-        } catch (error) {
-          endWithError(span, error);
-          throw error;
-        } finally {
-          span.end();
-        }
-      },
-    );
+  return inActiveSpan(
+    '@checkout/messaging',
+    `${event.type} process`,
+    eventSpanOptions(event, consumer),
+    contextOf(event.traceparent),
+    fn,
+  );
 }
 
 /** The events of one transaction handled together (a batch handler's chunk), each with its own consumer span. */
@@ -198,7 +183,7 @@ export function startEventSpans(events: readonly TracedEvent[], consumer: string
     },
     end: (error) => {
       for (const { span } of spans.values()) {
-        if (error !== undefined) endWithError(span, error);
+        if (error !== undefined) markFailed(span, error);
         span.end();
       }
     },
@@ -228,7 +213,27 @@ function eventSpanOptions(event: TracedEvent, consumer: string): SpanOptions {
   };
 }
 
-function endWithError(span: Span, error: unknown): void {
+/** Runs fn in a new span made active under `parent`; a thrown error marks the span failed and is rethrown. */
+function inActiveSpan<R>(
+  tracer: string,
+  name: string,
+  options: SpanOptions,
+  parent: Context,
+  fn: () => Promise<R>,
+): Promise<R> {
+  return trace.getTracer(tracer).startActiveSpan(name, options, parent, async (span) => {
+    try {
+      return await fn();
+    } catch (error) {
+      markFailed(span, error);
+      throw error;
+    } finally {
+      span.end();
+    }
+  });
+}
+
+function markFailed(span: Span, error: unknown): void {
   span.recordException(error as Error);
   span.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error).message });
 }
