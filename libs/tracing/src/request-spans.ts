@@ -13,13 +13,13 @@ import {
  * A server span per HTTP request, without @opentelemetry/instrumentation-http. That instrumentation bound every
  * request's and answer's event emitters to the span's context (each listener express, the body parser and the
  * logger add is wrapped again) and filled two generations of semantic-convention attributes: 0.13 ms of CPU per
- * request, a fifth of a refused checkout's (bench/results/s42/http-*). Its client spans were never used: our
- * outgoing calls go through undici, which it does not see.
+ * request, a fifth of a refused checkout's (bench/results/s42/ab-http-*). Its client spans were never used: our
+ * outgoing calls go through undici, which it does not see (instrumentation-undici does: tracing.ts).
  *
  * Here the span starts when the request reaches the app (`startRequestSpan`, the first middleware), continues the
  * caller's `traceparent`, is named by the route the app matched and ends when the answer is sent or the connection
- * closes. The app makes it the active span around the route's handler (`inRequestContext`, the service kit's
- * interceptor), so the handler's queries and the events it publishes join the request's trace.
+ * closes. The app makes it the active span for the rest of the request (`inRequestContext`, the service kit's
+ * middleware right after the body parser), so the handler's queries and the events it publishes join its trace.
  */
 const REQUEST_SPAN = Symbol('request-span-context');
 
