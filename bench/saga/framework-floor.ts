@@ -1,12 +1,10 @@
-import { ChildProcess, spawn } from 'node:child_process';
+import { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { StockGate } from '@checkout/stock-gate';
-import { waitFor } from '@checkout/testing';
 import { loadStackConfig } from '@checkout/local-stack';
 import { percentile, report } from '../report';
-import { HttpPathResult, HttpTarget, drive, startBareGate } from './http-path';
+import { HttpPathResult, HttpTarget, drive, startBareGate, startServer } from './http-path';
 
 /**
  * What NestJS itself costs per refused request, on each adapter, against issue 16's baseline (a bare Fastify
@@ -14,20 +12,11 @@ import { HttpPathResult, HttpTarget, drive, startBareGate } from './http-path';
  * (nest-gate.ts), all answering 409 from one sold-out gate, driven in alternating rounds. Needs the stack's Redis.
  * `node bench/dist/saga/framework-floor.js [--requests 8000] [--rounds 3] [--clients 200] [--out NAME]`.
  */
-async function startNestGate(port: number, redisUrl: string, adapter: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [join(__dirname, 'nest-gate.js'), String(port), redisUrl, adapter], {
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
-  await waitFor(
-    `nest on ${adapter}`,
-    () =>
-      fetch(`http://127.0.0.1:${port}/take`, { method: 'POST' })
-        .then((r) => r.status > 0)
-        .catch(() => false),
-    { timeoutMs: 30_000, intervalMs: 100 },
+/** Starts nest-gate.js on `adapter`; resolves once it answers (any status: the probe has no key). */
+const startNestGate = (port: number, redisUrl: string, adapter: string): Promise<ChildProcess> =>
+  startServer('nest-gate.js', [String(port), redisUrl, adapter], `nest on ${adapter}`, () =>
+    fetch(`http://127.0.0.1:${port}/take`, { method: 'POST' }).then((r) => r.status > 0),
   );
-  return child;
-}
 
 async function main(): Promise<void> {
   const { values } = parseArgs({

@@ -87,21 +87,26 @@ export async function drive(target: HttpTarget, requests: number, clients: numbe
 }
 
 /** Starts the bare Fastify + EVALSHA baseline (bare-gate.js) on `port`; resolves once it answers. */
-export async function startBareGate(port: number, redisUrl: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [join(__dirname, 'bare-gate.js'), String(port), redisUrl], {
+export function startBareGate(port: number, redisUrl: string): Promise<ChildProcess> {
+  return startServer('bare-gate.js', [String(port), redisUrl], 'the bare gate server', () =>
+    fetch(`http://127.0.0.1:${port}/take`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ tenantId: 'bench-none', sku: randomUUID() }),
+    }).then((r) => r.ok),
+  );
+}
+
+/** Runs one of this folder's server scripts in a process of its own; resolves once `answers` says it is up. */
+export async function startServer(
+  script: string,
+  args: string[],
+  what: string,
+  answers: () => Promise<boolean>,
+): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [join(__dirname, script), ...args], {
     stdio: ['ignore', 'inherit', 'inherit'],
   });
-  await waitFor(
-    'the bare gate server',
-    () =>
-      fetch(`http://127.0.0.1:${port}/take`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ tenantId: 'bench-none', sku: randomUUID() }),
-      })
-        .then((r) => r.ok)
-        .catch(() => false),
-    { timeoutMs: 30_000, intervalMs: 100 },
-  );
+  await waitFor(what, () => answers().catch(() => false), { timeoutMs: 30_000, intervalMs: 100 });
   return child;
 }
