@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { IncomingMessage, Server, createServer } from 'node:http';
+import { IncomingMessage, Server, ServerResponse, createServer } from 'node:http';
 import { AddressInfo, Socket } from 'node:net';
 import { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
@@ -7,11 +7,11 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
 import { NextFunction, Request, Response, json } from 'express';
 import { DataSource } from 'typeorm';
+import { inRequestContext, startRequestSpan } from '@checkout/tracing';
 import { DomainErrorFilter } from './error.filter';
 import { BaseConfig, internalPort } from './config';
 import { connectConsumers } from './consumers';
 import { ServiceKitOptions, dataSourceOptions } from './service-kit.module';
-import { activateRequestSpan, traceRequest } from './request-tracing';
 
 /** How a service's HTTP layer differs from the kit's defaults. */
 export interface BootstrapOptions {
@@ -70,7 +70,8 @@ export function securityHeaders(_req: Request, res: Response, next: NextFunction
 }
 
 const INTERNAL_SOCKET = Symbol('internal-port-socket');
-const INTERNAL_ROUTE = /^\/(metrics|health)(\/|$)/;
+/** The internal routes, by path or by URL (the query after `?`). */
+const INTERNAL_ROUTE = /^\/(metrics|health)([/?]|$)/;
 
 /**
  * /metrics and /health/* answer only on the internal port, everything else only on the API port: a connection
@@ -83,6 +84,25 @@ export function splitInternalRoutes(req: Request, res: Response, next: NextFunct
     return;
   }
   res.status(404).json({ error: 'NOT_FOUND', message: `Cannot ${req.method} ${req.path}` });
+}
+
+/**
+ * The first middleware: starts the request's server span (libs/tracing, request-spans.ts). The internal routes make
+ * no trace: they are scraped and probed every few seconds.
+ */
+export function traceRequest(req: IncomingMessage, res: ServerResponse, next: () => void): void {
+  if (!INTERNAL_ROUTE.test(req.url ?? '/')) startRequestSpan(req, res);
+  next();
+}
+
+/**
+ * Right after the body parser: runs the rest of the chain (guards, pipes, the route's handler and what it awaits)
+ * with the request's span active. Before the body is read would not do: the parser resumes from the socket's
+ * events, outside any context a middleware made active. (A Nest interceptor would, but running Nest's interceptor
+ * pipeline for every request cost as much as the instrumentation this replaces.)
+ */
+export function activateRequestSpan(req: IncomingMessage, _res: ServerResponse, next: () => void): void {
+  inRequestContext(req, next);
 }
 
 /** A service listening on its API port and on its internal port. */
