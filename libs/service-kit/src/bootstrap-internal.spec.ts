@@ -5,6 +5,7 @@ import { Writable } from 'node:stream';
 import { Controller, Get, Module } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
 import { BaseConfigSchema } from './config';
+import { isInternalRequest } from './service-kit.module';
 import { RunningService, createService, exitGracefullyOn, listenService } from './bootstrap';
 
 /** Every log line the service writes, parsed. */
@@ -40,7 +41,9 @@ class ProbeController {
 }
 
 @Module({
-  imports: [LoggerModule.forRoot({ pinoHttp: [{ level: 'info', autoLogging: false }, sink] })],
+  imports: [
+    LoggerModule.forRoot({ pinoHttp: [{ level: 'info', autoLogging: { ignore: isInternalRequest } }, sink] }),
+  ],
   controllers: [ProbeController],
 })
 class ProbeModule {}
@@ -72,6 +75,17 @@ function get(agent: Agent, port: number, path: string) {
       req.end();
     },
   );
+}
+
+/** The first line logged after index `from` that `match`es, once it is written (the logger writes asynchronously). */
+async function waitForLine(from: number, match: (line: Record<string, unknown>) => boolean) {
+  const deadline = Date.now() + 5_000;
+  for (;;) {
+    const line = lines.slice(from).find(match);
+    if (line) return line;
+    if (Date.now() > deadline) throw new Error('no such log line within 5 s');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
 }
 
 describe('service HTTP: errors, headers, internal port', () => {
@@ -116,6 +130,22 @@ describe('service HTTP: errors, headers, internal port', () => {
     }
     assert.equal((await get(agent, running.internalPort, '/ok')).status, 404);
     assert.equal((await get(agent, running.apiPort, '/ok')).status, 200);
+  });
+
+  it('logs an access line per API request, none for the probes and scrapes', async () => {
+    const before = lines.length;
+    await get(agent, running.internalPort, '/health/ready');
+    await get(agent, running.internalPort, '/metrics?name[]=up');
+    await get(agent, running.apiPort, '/ok?probe=1');
+    const access = await waitForLine(before, (l) => l.msg === 'request completed');
+    assert.deepEqual(
+      lines
+        .slice(before)
+        .filter((l) => l.msg === 'request completed')
+        .map((l) => (l.req as { url: string }).url),
+      ['/ok?probe=1'],
+    );
+    assert.equal((access.res as { statusCode: number }).statusCode, 200);
   });
 });
 

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { AddressInfo, connect } from 'node:net';
 import { gzipSync } from 'node:zlib';
-import { Body, Controller, Module, Post, RawBodyRequest, Req } from '@nestjs/common';
-import { Request } from 'express';
+import { Body, Controller, Get, Module, Param, Post, RawBodyRequest, Req } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
 import { LoggerModule } from 'nestjs-pino';
 import { BaseConfigSchema } from './config';
 import { BootstrapOptions, createService, listenService } from './bootstrap';
@@ -11,8 +11,13 @@ import { BootstrapOptions, createService, listenService } from './bootstrap';
 @Controller('echo')
 class EchoController {
   @Post()
-  echo(@Req() req: RawBodyRequest<Request>, @Body() body: unknown) {
+  echo(@Req() req: RawBodyRequest<FastifyRequest>, @Body() body: unknown) {
     return { raw: req.rawBody?.toString('utf8') ?? null, body };
+  }
+
+  @Get(':id')
+  length(@Param('id') id: string) {
+    return { length: id.length };
   }
 }
 
@@ -112,6 +117,37 @@ describe('bootstrapService / createService', () => {
       assert.equal(zipped.status, 201);
       assert.deepEqual(((await zipped.json()) as { body: unknown }).body, { a: 1 });
     }
+  });
+  it('refuses a charset other than UTF-8 with 415, and leaves a body of another type unread', async () => {
+    const latin1 = await plain.post('{"a":1}', 'application/json; charset=latin1');
+    assert.equal(latin1.status, 415);
+    assert.deepEqual(await latin1.json(), {
+      error: 'UNSUPPORTED_MEDIA_TYPE',
+      message: 'unsupported body charset or encoding',
+    });
+    const utf8 = await plain.post('{"a":1}', 'application/json; charset=UTF-8');
+    assert.deepEqual(((await utf8.json()) as { body: unknown }).body, { a: 1 });
+    // Not JSON: not parsed, so the route sees no body (and its validation refuses it), as with express.
+    const text = await plain.post('{"a":1}', 'text/plain');
+    assert.equal(text.status, 201);
+    assert.deepEqual(await text.json(), { raw: null });
+  });
+
+  it('answers a URL that does not decode with 400 in the error shape, and routes a trailing slash and a long parameter', async () => {
+    const { port } = plain.app.getHttpServer().address() as AddressInfo;
+    const bad = await fetch(`http://127.0.0.1:${port}/echo%E0%A4%A`, { method: 'POST' });
+    assert.equal(bad.status, 400);
+    assert.equal(bad.headers.get('x-content-type-options'), 'nosniff');
+    assert.equal(((await bad.json()) as { error: string }).error, 'VALIDATION_FAILED');
+    const slash = await fetch(`http://127.0.0.1:${port}/echo/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"a":2}',
+    });
+    assert.equal(slash.status, 201);
+    // A long path parameter reaches its route (whose validation decides), as any other.
+    const long = await fetch(`http://127.0.0.1:${port}/echo/${'s'.repeat(500)}`);
+    assert.deepEqual(await long.json(), { length: 500 });
   });
 });
 

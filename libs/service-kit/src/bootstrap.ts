@@ -1,15 +1,18 @@
 import 'reflect-metadata';
 import { IncomingMessage, Server, ServerResponse, createServer } from 'node:http';
 import { AddressInfo, Socket } from 'node:net';
+import middie from '@fastify/middie';
 import { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { NestExpressApplication } from '@nestjs/platform-express';
+import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import bodyParser from 'body-parser';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Logger } from 'nestjs-pino';
-import { NextFunction, Request, Response, json } from 'express';
 import { DataSource } from 'typeorm';
+import { DomainError } from '@checkout/contracts';
 import { inRequestContext, startRequestSpan } from '@checkout/tracing';
 import { DomainErrorFilter } from './error.filter';
-import { BaseConfig, internalPort } from './config';
+import { BaseConfig, INTERNAL_ROUTE, internalPort } from './config';
 import { connectConsumers } from './consumers';
 import { ServiceKitOptions, dataSourceOptions } from './service-kit.module';
 
@@ -22,87 +25,97 @@ export interface BootstrapOptions {
   rawBody?: boolean;
 }
 
-/** Creates a service's application, configured but not listening: traces, JSON logs, body limit, error shape, headers. */
+type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
+/** The request handler fastify gave the API server, to serve the internal port with (listenService). */
+const HANDLERS = new WeakMap<INestApplication, RequestHandler>();
+
+/**
+ * Creates a service's application on Nest's Fastify adapter, configured but not listening: traces, JSON logs, body
+ * limit, error shape, headers.
+ */
 export async function createService(
   module: Parameters<typeof NestFactory.create>[0],
   config: BaseConfig,
   options: BootstrapOptions = {},
-): Promise<NestExpressApplication> {
-  const app = await NestFactory.create<NestExpressApplication>(module, {
+): Promise<NestFastifyApplication> {
+  let handler: RequestHandler | undefined;
+  const adapter = new FastifyAdapter({
+    serverFactory: (h: RequestHandler) => {
+      handler = h;
+      return createServer(h);
+    },
+    // A request Node's HTTP parser refuses is answered in the error shape (answerClientError), on both ports.
+    clientErrorHandler: answerClientError,
+    // A URL fastify cannot decode (`/%E0%A4%A`) is a client's error, in the product's shape.
+    frameworkErrors: answerBadUrl,
+    // Express's routing, which the API was published with: `/v1/checkout/` is `/v1/checkout`, and a path
+    // parameter of any length reaches its route's validation (fastify's default of 100 characters answered 404).
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 16_384 },
+    // Nest's middleware (the access log) is mounted below, after the body is read, as it was on express.
+    skipMiddie: true,
+  });
+  const app = await NestFactory.create<NestFastifyApplication>(module, adapter, {
     bufferLogs: true,
     bodyParser: false,
   });
+  if (handler) HANDLERS.set(app, handler);
   const logger = app.get(Logger);
   app.useLogger(logger);
-  app.use(traceRequest);
-  app.use(securityHeaders);
-  app.use(splitInternalRoutes);
-  app.use(
-    json({
-      limit: config.BODY_LIMIT,
-      type: ['application/json', 'application/*+json'],
-      ...(options.rawBody
-        ? {
-            verify: (req: IncomingMessage & { rawBody?: Buffer }, _res: unknown, buf: Buffer) => {
-              req.rawBody = buf;
-            },
-          }
-        : {}),
-    }),
-  );
-  // Answer body-parser's errors here, while their `type` is known: past this point Nest turns a JSON syntax
-  // error into a bare 400 carrying the parser's message.
-  app.use(bodyParserErrors);
-  app.use(activateRequestSpan);
+  const fastify = app.getHttpAdapter().getInstance();
+  fastify.addHook('onRequest', traceRequest);
+  fastify.addHook('onRequest', securityHeaders);
+  fastify.addHook('onRequest', splitInternalRoutes);
+  fastify.removeAllContentTypeParsers();
+  fastify.addContentTypeParser('*', jsonBody(config.BODY_LIMIT, options.rawBody === true));
+  // After the body is read: the request's span is made active for the rest of it, then Nest's middleware runs (the
+  // access log, bound to the request for the handler's log lines): fastify's own hook for middleware would run it
+  // before the body, whose reading resumes outside the context it made.
+  fastify.addHook('preHandler', activateRequestSpan);
+  await fastify.register(middie, { hook: 'preHandler' });
   app.useGlobalFilters(new DomainErrorFilter(logger));
-  app.set('x-powered-by', false);
-  // No ETag: every answer is `Cache-Control: no-store`, so no client revalidates one, and hashing each body
-  // was 0.6% of a refused checkout's CPU.
-  app.set('etag', false);
   return app;
 }
 
 /** Every answer: never MIME-sniffed, never cached (answers are per tenant and change with every request). */
-export function securityHeaders(_req: Request, res: Response, next: NextFunction): void {
-  res.setHeader('X-Content-Type-Options', 'nosniff');
-  res.setHeader('Cache-Control', 'no-store');
-  next();
+export function securityHeaders(_req: FastifyRequest, reply: FastifyReply, done: () => void): void {
+  reply.header('X-Content-Type-Options', 'nosniff');
+  reply.header('Cache-Control', 'no-store');
+  done();
 }
 
 const INTERNAL_SOCKET = Symbol('internal-port-socket');
-/** The internal routes, by path or by URL (the query after `?`). */
-const INTERNAL_ROUTE = /^\/(metrics|health)([/?]|$)/;
 
 /**
  * /metrics and /health/* answer only on the internal port, everything else only on the API port: a connection
  * accepted by the internal server (listenService) is marked, and a route asked on the wrong port is a 404.
  */
-export function splitInternalRoutes(req: Request, res: Response, next: NextFunction): void {
-  const onInternalPort = (req.socket as Socket & { [INTERNAL_SOCKET]?: true })[INTERNAL_SOCKET] === true;
-  if (onInternalPort === INTERNAL_ROUTE.test(req.path)) {
-    next();
+export function splitInternalRoutes(req: FastifyRequest, reply: FastifyReply, done: () => void): void {
+  const onInternalPort = (req.raw.socket as Socket & { [INTERNAL_SOCKET]?: true })[INTERNAL_SOCKET] === true;
+  if (onInternalPort === INTERNAL_ROUTE.test(req.url)) {
+    done();
     return;
   }
-  res.status(404).json({ error: 'NOT_FOUND', message: `Cannot ${req.method} ${req.path}` });
+  const path = req.url.split('?', 1)[0];
+  void reply.code(404).send({ error: 'NOT_FOUND', message: `Cannot ${req.method} ${path}` });
 }
 
 /**
- * The first middleware: starts the request's server span (libs/tracing, request-spans.ts). The internal routes make
- * no trace: they are scraped and probed every few seconds.
+ * The first hook: starts the request's server span (libs/tracing, request-spans.ts), named by the route fastify
+ * matched. The internal routes make no trace: they are scraped and probed every few seconds.
  */
-export function traceRequest(req: IncomingMessage, res: ServerResponse, next: () => void): void {
-  if (!INTERNAL_ROUTE.test(req.url ?? '/')) startRequestSpan(req, res);
-  next();
+export function traceRequest(req: FastifyRequest, reply: FastifyReply, done: () => void): void {
+  if (!INTERNAL_ROUTE.test(req.url)) startRequestSpan(req.raw, reply.raw, req.routeOptions.url);
+  done();
 }
 
 /**
- * Right after the body parser: runs the rest of the chain (guards, pipes, the route's handler and what it awaits)
- * with the request's span active. Before the body is read would not do: the parser resumes from the socket's
- * events, outside any context a middleware made active. (A Nest interceptor would, but running Nest's interceptor
- * pipeline for every request cost as much as the instrumentation this replaces.)
+ * Once the body is read: runs the rest of the request (Nest's middleware, guards, pipes, the route's handler and what
+ * it awaits) with the request's span active. Before the body is read would not do: the parser resumes from the
+ * socket's events, outside any context a hook made active. (A Nest interceptor would, but running Nest's
+ * interceptor pipeline for every request cost as much as the instrumentation this replaced.)
  */
-export function activateRequestSpan(req: IncomingMessage, _res: ServerResponse, next: () => void): void {
-  inRequestContext(req, next);
+export function activateRequestSpan(req: FastifyRequest, _reply: FastifyReply, done: () => void): void {
+  inRequestContext(req.raw, done);
 }
 
 /** A service listening on its API port and on its internal port. */
@@ -120,10 +133,11 @@ export async function listenService(
   ports: { api: number; internal: number },
   host = '0.0.0.0',
 ): Promise<RunningService> {
+  const handler = HANDLERS.get(app);
+  if (!handler) throw new Error('listenService serves an app made by createService');
   await app.listen(ports.api, host);
-  answerClientErrors(app.getHttpServer() as Server);
-  const internal: Server = createServer(app.getHttpAdapter().getInstance());
-  answerClientErrors(internal);
+  const internal: Server = createServer(handler);
+  internal.on('clientError', answerClientError);
   internal.on('connection', (socket: Socket & { [INTERNAL_SOCKET]?: true }) => {
     socket[INTERNAL_SOCKET] = true;
   });
@@ -133,7 +147,7 @@ export async function listenService(
   });
   return {
     app,
-    apiPort: (app.getHttpServer().address() as AddressInfo).port,
+    apiPort: ((app.getHttpServer() as Server).address() as AddressInfo).port,
     internalPort: (internal.address() as AddressInfo).port,
     close: async () => {
       try {
@@ -146,34 +160,32 @@ export async function listenService(
 }
 
 /**
- * A request Node's HTTP parser refuses before express sees it (a URL or headers over the 16 KiB limit, a bad
+ * A request Node's HTTP parser refuses before the app sees it (a URL or headers over the 16 KiB limit, a bad
  * request line) is answered in the error shape of every other 4xx, then the connection closes: Node's own answer
  * is a status line without a body. A socket already gone or written to is left alone.
  */
-export function answerClientErrors(server: Server): void {
-  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
-    if (
-      error.code === 'ECONNRESET' ||
-      !socket.writable ||
-      (socket as { _httpMessage?: unknown })._httpMessage
-    ) {
-      socket.destroy();
-      return;
-    }
-    const tooLarge = error.code === 'HPE_HEADER_OVERFLOW' || error.code === 'HPE_URI_TOO_LONG';
-    const status = tooLarge ? 431 : 400;
-    const body = JSON.stringify(
-      tooLarge
-        ? { error: 'REQUEST_HEADERS_TOO_LARGE', message: 'the request line and headers exceed 16 KiB' }
-        : { error: 'MALFORMED_REQUEST', message: 'the request is not valid HTTP/1.1' },
-    );
-    socket.end(
-      `HTTP/1.1 ${status} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n` +
-        'Content-Type: application/json; charset=utf-8\r\n' +
-        'X-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\nConnection: close\r\n' +
-        `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${isHeadRequest(error) ? '' : body}`,
-    );
-  });
+export function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
+  if (
+    error.code === 'ECONNRESET' ||
+    !socket.writable ||
+    (socket as { _httpMessage?: unknown })._httpMessage
+  ) {
+    socket.destroy();
+    return;
+  }
+  const tooLarge = error.code === 'HPE_HEADER_OVERFLOW' || error.code === 'HPE_URI_TOO_LONG';
+  const status = tooLarge ? 431 : 400;
+  const body = JSON.stringify(
+    tooLarge
+      ? { error: 'REQUEST_HEADERS_TOO_LARGE', message: 'the request line and headers exceed 16 KiB' }
+      : { error: 'MALFORMED_REQUEST', message: 'the request is not valid HTTP/1.1' },
+  );
+  socket.end(
+    `HTTP/1.1 ${status} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n` +
+      'Content-Type: application/json; charset=utf-8\r\n' +
+      'X-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\nConnection: close\r\n' +
+      `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${isHeadRequest(error) ? '' : body}`,
+  );
 }
 
 /**
@@ -186,36 +198,85 @@ function isHeadRequest(error: Error): boolean {
   return Buffer.isBuffer(rawPacket) && rawPacket.subarray(0, 5).toString('latin1') === 'HEAD ';
 }
 
-/** Express error middleware for the JSON parser: malformed JSON, oversized body, unsupported charset. */
-export function bodyParserErrors(error: unknown, req: Request, res: Response, next: NextFunction): void {
+/** Fastify's router refused the URL (a percent-escape that does not decode): 400 in the error shape. */
+function answerBadUrl(_error: Error, _req: FastifyRequest, reply: FastifyReply): void {
+  void reply
+    .code(400)
+    .header('X-Content-Type-Options', 'nosniff')
+    .header('Cache-Control', 'no-store')
+    .send({
+      error: 'VALIDATION_FAILED',
+      message: 'the URL is not valid',
+      issues: [{ path: '', message: 'bad URL' }],
+    });
+}
+
+type BodyParserFn = (
+  req: FastifyRequest & { rawBody?: Buffer },
+  payload: IncomingMessage,
+  done: (error: Error | null, body?: unknown) => void,
+) => void;
+
+/**
+ * The one body parser of every request with a body: JSON (`application/json`, `application/*+json`) up to
+ * `limit`, gzip/deflate/br bodies inflated, a charset other than UTF-8 refused, the exact bytes kept on
+ * `req.rawBody` with `rawBody`; any other type is not read (the route's validation refuses a missing body). The
+ * reading is body-parser's (the JSON parser express uses), its refusals turned into the product's error answers.
+ */
+function jsonBody(limit: string, rawBody: boolean): BodyParserFn {
+  const parse = bodyParser.json({
+    limit,
+    type: ['application/json', 'application/*+json'],
+    ...(rawBody
+      ? {
+          verify: (req: IncomingMessage & { rawBody?: Buffer }, _res: unknown, buf: Buffer) => {
+            req.rawBody = buf;
+          },
+        }
+      : {}),
+  });
+  return (req, payload, done) => {
+    const raw = payload as IncomingMessage & { body?: unknown; rawBody?: Buffer };
+    // The answer is not the parser's business (only `verify` is handed it).
+    parse(raw, undefined as unknown as ServerResponse, (error?: unknown) => {
+      if (error) {
+        done(bodyError(error, raw));
+        return;
+      }
+      if (rawBody) req.rawBody = raw.rawBody;
+      done(null, raw.body);
+    });
+  };
+}
+
+/** body-parser's refusal of a body as the product's answer: malformed JSON, oversized body, charset, encoding. */
+export function bodyError(error: unknown, req: IncomingMessage): Error {
   const type = (error as { type?: string } | null)?.type;
   if (type === 'entity.parse.failed') {
     // docs/api.md's 400 VALIDATION_FAILED for every unusable body; `issues` says what, in validate()'s shape.
-    res.status(400).json({
-      error: 'VALIDATION_FAILED',
-      message: 'request body is not valid JSON',
+    return new DomainError('VALIDATION_FAILED', 'request body is not valid JSON', {
       issues: [{ path: '', message: 'malformed JSON' }],
     });
-  } else if (type === 'entity.too.large') {
+  }
+  if (type === 'entity.too.large') {
     // The parser refused on Content-Length without reading: read and drop the rest as it arrives, or the socket
     // is closed with bytes unread and the client sees a reset (ECONNRESET) instead of this answer.
     req.resume();
-    res.status(413).json({ error: 'PAYLOAD_TOO_LARGE', message: 'request body is too large' });
-  } else if (type === 'charset.unsupported' || type === 'encoding.unsupported') {
-    res
-      .status(415)
-      .json({ error: 'UNSUPPORTED_MEDIA_TYPE', message: 'unsupported body charset or encoding' });
-  } else if (isClientBodyError(error)) {
-    // A body that cannot be read as sent: a gzip/deflate/br body that does not decompress, a Content-Length the
-    // bytes do not match. The parser says 400 (no `type`); left to Nest it became a 500 INTERNAL (issue 18).
-    res.status(400).json({
-      error: 'VALIDATION_FAILED',
-      message: 'request body could not be read as sent (Content-Encoding or Content-Length)',
-      issues: [{ path: '', message: 'unreadable body' }],
-    });
-  } else {
-    next(error);
+    return new DomainError('PAYLOAD_TOO_LARGE', 'request body is too large');
   }
+  if (type === 'charset.unsupported' || type === 'encoding.unsupported') {
+    return new DomainError('UNSUPPORTED_MEDIA_TYPE', 'unsupported body charset or encoding');
+  }
+  if (isClientBodyError(error)) {
+    // A body that cannot be read as sent: a gzip/deflate/br body that does not decompress, a Content-Length the
+    // bytes do not match. The parser says 400 (no `type`); left alone it became a 500 INTERNAL (issue 18).
+    return new DomainError(
+      'VALIDATION_FAILED',
+      'request body could not be read as sent (Content-Encoding or Content-Length)',
+      { issues: [{ path: '', message: 'unreadable body' }] },
+    );
+  }
+  return error instanceof Error ? error : new Error(String(error));
 }
 
 /** An http-errors error of the body parser that blames the request (status 400, exposed to the client). */

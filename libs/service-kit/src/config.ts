@@ -86,6 +86,9 @@ export function messagingSettings(config: BaseConfig) {
   };
 }
 
+/** The routes served only on the internal port (/metrics, /health/*), by path or by URL (the query after `?`). */
+export const INTERNAL_ROUTE = /^\/(metrics|health)([/?]|$)/;
+
 /** The port of /metrics and /health/*: INTERNAL_PORT, or PORT + 6000 (the local stack's convention). */
 export function internalPort(config: Pick<BaseConfig, 'PORT' | 'INTERNAL_PORT'>): number {
   const port = config.INTERNAL_PORT ?? config.PORT + 6000;

@@ -4,23 +4,34 @@ import { ArgumentsHost, HttpException, NotFoundException } from '@nestjs/common'
 import { DomainError, HTTP_ERRORS } from '@checkout/contracts';
 import { DomainErrorFilter } from './error.filter';
 
-/** A response that records what the filter sent. */
+/** A fastify reply that records what the filter sent. */
 function fakeResponse() {
-  const sent: { status?: number; body?: unknown; headers: Record<string, string> } = { headers: {} };
+  const sent: { status?: number; body?: unknown; headers: Record<string, string> } = {
+    // What a route that answers a page declared before it failed.
+    headers: { 'content-type': 'text/html; charset=utf-8' },
+  };
   const res = {
-    headersSent: false,
-    setHeader(name: string, value: string) {
-      sent.headers[name.toLowerCase()] = value;
+    sent: false,
+    raw: {
+      headersSent: false,
+      destroy() {
+        sent.status = -1;
+      },
     },
-    status(code: number) {
+    header(name: string, value: string) {
+      sent.headers[name.toLowerCase()] = value;
+      return res;
+    },
+    code(code: number) {
       sent.status = code;
       return res;
     },
-    json(body: unknown) {
-      sent.body = body;
+    type(contentType: string) {
+      return res.header('content-type', contentType);
     },
-    destroy() {
-      sent.status = -1;
+    send(body: unknown) {
+      sent.body = body;
+      return res;
     },
   };
   return { res, sent };
@@ -32,7 +43,7 @@ function answer(error: unknown) {
   const host = {
     switchToHttp: () => ({
       getResponse: () => res,
-      getRequest: () => ({ method: 'POST', originalUrl: '/v1/checkout' }),
+      getRequest: () => ({ method: 'POST', url: '/v1/checkout' }),
     }),
   } as unknown as ArgumentsHost;
   const logger = {
@@ -89,6 +100,23 @@ describe('DomainErrorFilter', () => {
     const r = answer(new HttpException({ error: 'PSP_UNAVAILABLE', message: 'the PSP had a problem' }, 502));
     assert.equal(r.status, 502);
     assert.deepEqual(r.body, { error: 'PSP_UNAVAILABLE', message: 'the PSP had a problem' });
+  });
+
+  it('answers as JSON whatever type the route declared for its own answer', () => {
+    for (const error of [
+      new DomainError('VALIDATION_FAILED', 'orderId'),
+      new NotFoundException(),
+      new Error('x'),
+    ]) {
+      assert.equal(answer(error).headers['content-type'], 'application/json; charset=utf-8');
+    }
+  });
+
+  it("takes the framework's own 500 (an answer fastify could not send) for a bug: INTERNAL, logged", () => {
+    const r = answer(new HttpException("Attempted to send payload of invalid type 'object'.", 500));
+    assert.equal(r.status, 500);
+    assert.deepEqual(r.body, { error: 'INTERNAL', message: 'internal error' });
+    assert.deepEqual(r.logged, ['error: unexpected error: answered 500 INTERNAL']);
   });
 
   it('answers an unexpected error 500 INTERNAL without details and logs its cause', () => {

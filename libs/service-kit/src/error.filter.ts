@@ -1,5 +1,5 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, LoggerService } from '@nestjs/common';
-import { Request, Response } from 'express';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, ErrorCode, statusOfError } from '@checkout/contracts';
 import { isInfrastructureError } from '@checkout/messaging';
 
@@ -35,6 +35,13 @@ const isErrorBody = (body: unknown): body is { error: string; message: string } 
   /^[A-Z][A-Z0-9_]*$/.test(String((body as { error?: unknown }).error)) &&
   typeof (body as { message?: unknown }).message === 'string';
 
+/**
+ * Sends an error answer as JSON, whatever type the route declared for its own answer (a page's `text/html`).
+ */
+function send(res: FastifyReply, status: number, body: object): void {
+  void res.code(status).type('application/json; charset=utf-8').send(body);
+}
+
 /** The one exception filter of every service: `{ error, message, ...details }` (docs/contributing.md, Errors). */
 @Catch()
 export class DomainErrorFilter implements ExceptionFilter {
@@ -42,38 +49,33 @@ export class DomainErrorFilter implements ExceptionFilter {
 
   catch(error: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
-    const res = http.getResponse<Response>();
+    const res = http.getResponse<FastifyReply>();
     if (error instanceof DomainError) {
       this.answer(res, error);
-      return;
-    }
-    // body-parser errors: malformed JSON, oversized body, wrong charset.
-    const parserError = error as { type?: string; status?: number; message?: string };
-    if (parserError?.type === 'entity.parse.failed') {
-      res.status(400).json({ error: 'VALIDATION_FAILED', message: 'request body is not valid JSON' });
-      return;
-    }
-    if (parserError?.type === 'entity.too.large') {
-      res.status(413).json({ error: 'PAYLOAD_TOO_LARGE', message: 'request body is too large' });
       return;
     }
     if (error instanceof HttpException) {
       const status = error.getStatus();
       const body = error.getResponse();
-      if (isErrorBody(body)) res.status(status).json(body);
-      else
-        res.status(status).json({ error: STATUS_CODES[status] ?? `HTTP_${status}`, message: error.message });
-      return;
+      if (isErrorBody(body)) {
+        send(res, status, body);
+        return;
+      }
+      // Fastify's own failures reach here as a bare 500 (an answer it could not send): a bug, answered below.
+      if (status !== 500) {
+        send(res, status, { error: STATUS_CODES[status] ?? `HTTP_${status}`, message: error.message });
+        return;
+      }
     }
-    const req = http.getRequest<Request>();
+    const req = http.getRequest<FastifyRequest | undefined>();
     // A database that is restarting, a pool with no free connection in time, a deadlock: nothing was decided
     // (the transaction rolled back), so the client is told to retry. Not an INTERNAL: no bug to page anyone about.
-    if (isInfrastructureError(error) && !res.headersSent) {
+    if (isInfrastructureError(error) && !res.sent) {
       this.logger?.warn?.(
         {
           err: error,
           method: req?.method,
-          url: req?.originalUrl ?? req?.url,
+          url: req?.url,
           msg: 'dependency unavailable: answered 503',
         },
         'DomainErrorFilter',
@@ -84,26 +86,24 @@ export class DomainErrorFilter implements ExceptionFilter {
     const cause = {
       err: error instanceof Error ? error : new Error(String(error)),
       method: req?.method,
-      url: req?.originalUrl ?? req?.url,
+      url: req?.url,
     };
     // Nest's LoggerService contract: the last argument is the context; pino takes the message from `msg`.
     if (this.logger)
       this.logger.error({ ...cause, msg: 'unexpected error: answered 500 INTERNAL' }, 'DomainErrorFilter');
     else console.error(JSON.stringify({ level: 'error', msg: 'unexpected error', err: String(error) }));
     // Part of a response already went out: it cannot be completed, so the connection cannot be reused.
-    if (res.headersSent) {
-      res.destroy();
+    if (res.sent || res.raw.headersSent) {
+      res.raw.destroy();
       return;
     }
-    res.status(500).json({ error: 'INTERNAL', message: 'internal error' });
+    send(res, 500, { error: 'INTERNAL', message: 'internal error' });
   }
 
   /** Answers a DomainError with the status of its code. */
-  private answer(res: Response, error: DomainError): void {
+  private answer(res: FastifyReply, error: DomainError): void {
     const retryAfter = error.details.retryAfterSeconds;
-    if (typeof retryAfter === 'number') res.setHeader('Retry-After', String(retryAfter));
-    res
-      .status(statusOfError(error.code))
-      .json({ error: error.code, message: error.message, ...error.details });
+    if (typeof retryAfter === 'number') void res.header('Retry-After', String(retryAfter));
+    send(res, statusOfError(error.code), { error: error.code, message: error.message, ...error.details });
   }
 }

@@ -9,7 +9,7 @@ import { DataSourceOptions } from 'typeorm';
 import { ApiService } from '@checkout/contracts';
 import { OutboxWriter } from '@checkout/messaging';
 import { activeTraceparent } from '@checkout/tracing';
-import { BaseConfig } from './config';
+import { BaseConfig, INTERNAL_ROUTE } from './config';
 import { ConsumersOptions, consumerTransportProvider } from './consumers';
 import { HealthController } from './health.controller';
 import { KafkaHealthIndicator } from './kafka.health';
@@ -58,6 +58,11 @@ export const REDACTED_LOG_PATHS = [
   '*.webhookSecret',
   '*.authorization',
 ];
+
+/** Whether a request is for an internal route (/metrics, /health/*): those are scraped and probed, not logged. */
+export function isInternalRequest(req: { url?: string; originalUrl?: string }): boolean {
+  return INTERNAL_ROUTE.test(req.originalUrl ?? req.url ?? '/');
+}
 
 /** TypeORM options of a service database: migrations only, never synchronize. */
 export function dataSourceOptions(
@@ -121,9 +126,8 @@ export class ServiceKitModule {
           {
             level: options.config.LOG_LEVEL,
             base: { service: options.config.SERVICE_NAME },
-            autoLogging: {
-              ignore: (req) => req.url?.startsWith('/health') === true || req.url === '/metrics',
-            },
+            // Probes and scrapes are not logged. By the URL as sent: the middleware runner rewrites `url`.
+            autoLogging: { ignore: isInternalRequest },
             // An access line names the request and its answer; headers and bodies stay out of the hot path (and out
             // of the logs): the trace of the request has the rest. Unwrapped: pino-http's wrappers first copy every
             // request field and every response header into an object of their own, for these to pick three.

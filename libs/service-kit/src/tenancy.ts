@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { CanActivate, ExecutionContext, Injectable, createParamDecorator } from '@nestjs/common';
-import { Request } from 'express';
+import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { DomainError } from '@checkout/contracts';
 import { ConfigError } from './config';
@@ -199,7 +199,7 @@ export class PspCredentialRegistry {
 }
 
 /** A request after TenantGuard: the tenant comes from the API key, never from a header the caller picks. */
-export interface TenantRequest extends Request {
+export interface TenantRequest extends FastifyRequest {
   tenant: Tenant;
 }
 

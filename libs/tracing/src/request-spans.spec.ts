@@ -13,13 +13,14 @@ const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
 const PARENT = '00f067aa0ba902b7';
 
 /**
- * A real HTTP server whose handler does what the service kit's middleware and interceptor do: starts the
- * request's span, then (as a matched route would) sets `route`, waits a turn of the event loop and answers, from
- * inside the span's context, the traceparent an event published there would carry.
+ * A real HTTP server whose handler does what the service kit's hooks do: starts the request's span with the route
+ * a router matched, then waits a turn of the event loop and answers, from inside the span's context, the
+ * traceparent an event published there would carry.
  */
 function serve(answer: (req: IncomingMessage, res: ServerResponse) => void): Promise<Server> {
   const server = createServer((req, res) => {
-    startRequestSpan(req, res);
+    const route = /^\/v1\/orders\/[^/?]+/.test(req.url ?? '') ? '/v1/orders/:orderId' : undefined;
+    startRequestSpan(req, res, route);
     inRequestContext(req, () => answer(req, res));
   });
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
@@ -48,8 +49,6 @@ describe('request spans (a real HTTP server, spans kept in memory)', () => {
     provider.register({ propagator: new W3CTraceContextPropagator() });
     traceRequests(true);
     server = await serve((req, res) => {
-      const route = /^\/v1\/orders\/[^/?]+/.test(req.url ?? '') ? { path: '/orders/:orderId' } : undefined;
-      Object.assign(req, { route, baseUrl: route ? '/v1' : undefined });
       setImmediate(() => {
         if (req.url?.startsWith('/hang')) return res.socket?.destroy();
         const published = activeTraceparent();

@@ -16,10 +16,11 @@ import {
  * request, a fifth of a refused checkout's (bench/results/s42/ab-http-*). Its client spans were never used: our
  * outgoing calls go through undici, which it does not see (instrumentation-undici does: tracing.ts).
  *
- * Here the span starts when the request reaches the app (`startRequestSpan`, the first middleware), continues the
- * caller's `traceparent`, is named by the route the app matched and ends when the answer is sent or the connection
- * closes. The app makes it the active span for the rest of the request (`inRequestContext`, the service kit's
- * middleware right after the body parser), so the handler's queries and the events it publishes join its trace.
+ * Here the span starts when the request reaches the app (`startRequestSpan`, the service kit's first hook, once the
+ * router has matched), continues the caller's `traceparent`, is named by the route matched and ends when the answer
+ * is sent or the connection closes. The app makes it the active span for the rest of the request
+ * (`inRequestContext`, the kit's hook right after the body is read), so the handler's queries and the events it
+ * publishes join its trace.
  */
 const REQUEST_SPAN = Symbol('request-span-context');
 
@@ -31,11 +32,7 @@ export function traceRequests(on: boolean): void {
   tracing = on;
 }
 
-type TracedRequest = IncomingMessage & {
-  [REQUEST_SPAN]?: Context;
-  route?: { path?: unknown };
-  baseUrl?: string;
-};
+type TracedRequest = IncomingMessage & { [REQUEST_SPAN]?: Context };
 
 /** Attribute keys of the stable HTTP semantic conventions. */
 const ATTR = {
@@ -49,11 +46,11 @@ const ATTR = {
 } as const;
 
 /**
- * Starts the SERVER span of a request, a child of the `traceparent` it carries, and ends it with the answer: its
- * status code, the route the app matched (`POST /v1/orders/:orderId`; a request no route matched keeps its method
- * as its name), and an error status for a 5xx or a connection closed before the answer was sent.
+ * Starts the SERVER span of a request, a child of the `traceparent` it carries, named by the route the app matched
+ * (`POST /v1/orders/:orderId`; a request no route matched keeps its method as its name), and ends it with the
+ * answer: its status code, and an error status for a 5xx or a connection closed before the answer was sent.
  */
-export function startRequestSpan(req: IncomingMessage, res: ServerResponse): void {
+export function startRequestSpan(req: IncomingMessage, res: ServerResponse, route?: string): void {
   const traced = req as TracedRequest;
   if (!tracing || traced[REQUEST_SPAN]) return;
   const parent = propagation.extract(ROOT_CONTEXT, req.headers);
@@ -61,7 +58,7 @@ export function startRequestSpan(req: IncomingMessage, res: ServerResponse): voi
   const url = req.url ?? '/';
   const query = url.indexOf('?');
   const span = trace.getTracer('@checkout/tracing').startSpan(
-    method,
+    route === undefined ? method : `${method} ${route}`,
     {
       kind: SpanKind.SERVER,
       attributes: {
@@ -69,6 +66,7 @@ export function startRequestSpan(req: IncomingMessage, res: ServerResponse): voi
         [ATTR.path]: query === -1 ? url : url.slice(0, query),
         [ATTR.scheme]: 'http',
         [ATTR.protocol]: req.httpVersion,
+        ...(route === undefined ? {} : { [ATTR.route]: route }),
       },
     },
     parent,
@@ -76,12 +74,6 @@ export function startRequestSpan(req: IncomingMessage, res: ServerResponse): voi
   traced[REQUEST_SPAN] = trace.setSpan(parent, span);
   if (!span.isRecording()) return;
   res.once('close', () => {
-    const { route, baseUrl } = traced;
-    if (typeof route?.path === 'string') {
-      const template = `${baseUrl ?? ''}${route.path}`;
-      span.setAttribute(ATTR.route, template);
-      span.updateName(`${method} ${template}`);
-    }
     if (res.writableFinished || res.headersSent) span.setAttribute(ATTR.status, res.statusCode);
     if (!res.writableFinished) {
       span.setAttribute(ATTR.errorType, 'connection_closed');

@@ -1,5 +1,5 @@
 import { Body, Controller, Headers, Post, Res, UseGuards } from '@nestjs/common';
-import { Response } from 'express';
+import type { FastifyReply } from 'fastify';
 import { CheckoutRequest, IdempotencyKey } from '@checkout/contracts';
 import { CurrentTenant, Tenant, TenantGuard, validate } from '@checkout/service-kit';
 import { PlaceOrderHandler } from '../commands/place-order/place-order.handler';
@@ -16,7 +16,7 @@ export class CheckoutController {
     @CurrentTenant() tenant: Tenant,
     @Headers('idempotency-key') key: string | undefined,
     @Body() body: unknown,
-    @Res() res: Response,
+    @Res() res: FastifyReply,
   ): Promise<void> {
     let idempotencyKey: string;
     let parsed: CheckoutRequest;
@@ -31,8 +31,8 @@ export class CheckoutController {
       throw error;
     }
     const reply = await this.placeOrder.execute({ tenantId: tenant.id, idempotencyKey, body: parsed });
-    if (reply.replayed) res.setHeader('Idempotent-Replayed', 'true');
+    if (reply.replayed) void res.header('Idempotent-Replayed', 'true');
     // The stored bytes, not a re-serialisation: a replay is byte for byte the first answer.
-    res.status(reply.status).type('application/json').send(reply.body);
+    await res.code(reply.status).type('application/json; charset=utf-8').send(reply.body);
   }
 }

@@ -1,6 +1,6 @@
 import { Body, Controller, Headers, HttpCode, Inject, Post, RawBodyRequest, Req } from '@nestjs/common';
 import { PinoLogger } from 'nestjs-pino';
-import { Request } from 'express';
+import type { FastifyRequest } from 'fastify';
 import { PspWebhookEvent, WebhookReceived } from '@checkout/contracts';
 import { PspCredentialRegistry, SERVICE_CONFIG, validate } from '@checkout/service-kit';
 import { PaymentConfig } from '../../config/payment.config';
@@ -34,7 +34,7 @@ export class WebhooksController {
   @Post()
   @HttpCode(200)
   async receive(
-    @Req() req: RawBodyRequest<Request>,
+    @Req() req: RawBodyRequest<FastifyRequest>,
     @Headers('psp-signature') signature: string | undefined,
     @Body() body: unknown,
   ): Promise<WebhookReceived> {

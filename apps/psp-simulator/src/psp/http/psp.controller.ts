@@ -11,7 +11,7 @@ import {
   Query,
   Res,
 } from '@nestjs/common';
-import { Response } from 'express';
+import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { DomainError } from '@checkout/contracts';
 import { validate } from '@checkout/service-kit';
@@ -75,10 +75,10 @@ const FaultTargetQuery = z.union([
 ]);
 
 /** Maps the simulator's own failures (a lost answer, an injected fault) to their answers; anything else is rethrown. */
-function answerFailure(error: unknown, res: Response): never {
+function answerFailure(error: unknown, res: FastifyReply): never {
   if (error instanceof LostResponse) {
     // The work is done; the caller never hears of it, as when a connection drops mid-answer.
-    res.socket?.destroy();
+    res.raw.socket?.destroy();
     throw new HttpException({ error: 'PSP_ANSWER_LOST', message: 'the answer was lost' }, 502);
   }
   if (error instanceof InjectedFailure)
@@ -104,7 +104,7 @@ export class PspController {
    * request with a key answers 201, a replay of it 200 with `Idempotent-Replayed: true`.
    */
   private async idempotent<S extends z.ZodType, T>(
-    request: { authorization: string | undefined; key: string | undefined; body: unknown; res: Response },
+    request: { authorization: string | undefined; key: string | undefined; body: unknown; res: FastifyReply },
     schema: S,
     run: (account: string, key: string, input: z.infer<S>) => Promise<Idempotent<T>>,
   ): Promise<T> {
@@ -113,8 +113,8 @@ export class PspController {
     const input = validate(schema, request.body);
     try {
       const { object, replayed } = await run(account, key, input);
-      request.res.status(replayed ? 200 : 201);
-      if (replayed) request.res.setHeader('Idempotent-Replayed', 'true');
+      void request.res.code(replayed ? 200 : 201);
+      if (replayed) void request.res.header('Idempotent-Replayed', 'true');
       return object;
     } catch (error) {
       answerFailure(error, request.res);
@@ -126,7 +126,7 @@ export class PspController {
     @Headers('authorization') authorization: string | undefined,
     @Headers('idempotency-key') key: string | undefined,
     @Body() body: unknown,
-    @Res({ passthrough: true }) res: Response,
+    @Res({ passthrough: true }) res: FastifyReply,
   ) {
     return this.idempotent({ authorization, key, body, res }, ChargeBody, (account, k, input) =>
       this.psp.charge(account, k, input),
@@ -151,7 +151,7 @@ export class PspController {
     @Headers('authorization') authorization: string | undefined,
     @Headers('idempotency-key') key: string | undefined,
     @Body() body: unknown,
-    @Res({ passthrough: true }) res: Response,
+    @Res({ passthrough: true }) res: FastifyReply,
   ) {
     return this.idempotent({ authorization, key, body, res }, RefundBody, (account, k, input) =>
       this.psp.refund(account, k, input),
