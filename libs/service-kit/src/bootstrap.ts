@@ -51,7 +51,7 @@ export async function createService(
     // Express's routing, which the API was published with: `/v1/checkout/` is `/v1/checkout`, and a path
     // parameter of any length reaches its route's validation (fastify's default of 100 characters answered 404).
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 16_384 },
-    // Nest's middleware (the access log) is mounted below, after the body is read, as it was on express.
+    // Nest's middleware (the access log) is mounted below, to run after the body is read, as it did on express.
     skipMiddie: true,
   });
   const app = await NestFactory.create<NestFastifyApplication>(module, adapter, {
@@ -67,9 +67,9 @@ export async function createService(
   fastify.addHook('onRequest', splitInternalRoutes);
   fastify.removeAllContentTypeParsers();
   fastify.addContentTypeParser('*', jsonBody(config.BODY_LIMIT, options.rawBody === true));
-  // After the body is read: the request's span is made active for the rest of it, then Nest's middleware runs (the
-  // access log, bound to the request for the handler's log lines): fastify's own hook for middleware would run it
-  // before the body, whose reading resumes outside the context it made.
+  // Once the body is read: the request's span is made active for the rest of it, then Nest's middleware runs (the
+  // access log, which binds the request's logger for the handler's lines), in the order they had on express: a body
+  // the parser refuses is answered before either.
   fastify.addHook('preHandler', activateRequestSpan);
   await fastify.register(middie, { hook: 'preHandler' });
   app.useGlobalFilters(new DomainErrorFilter(logger));
@@ -110,9 +110,9 @@ export function traceRequest(req: FastifyRequest, reply: FastifyReply, done: () 
 
 /**
  * Once the body is read: runs the rest of the request (Nest's middleware, guards, pipes, the route's handler and what
- * it awaits) with the request's span active. Before the body is read would not do: the parser resumes from the
- * socket's events, outside any context a hook made active. (A Nest interceptor would, but running Nest's
- * interceptor pipeline for every request cost as much as the instrumentation this replaced.)
+ * it awaits) with the request's span active, whatever the body's reading did to the async context. (A Nest
+ * interceptor would do too, but running Nest's interceptor pipeline for every request cost as much as the
+ * instrumentation this replaced.)
  */
 export function activateRequestSpan(req: FastifyRequest, _reply: FastifyReply, done: () => void): void {
   inRequestContext(req.raw, done);
