@@ -250,7 +250,7 @@ function jsonBody(limit: string, rawBody: boolean): BodyParserFn {
 }
 
 /** body-parser's refusal of a body as the product's answer: malformed JSON, oversized body, charset, encoding. */
-export function bodyError(error: unknown, req: IncomingMessage): Error {
+function bodyError(error: unknown, req: IncomingMessage): Error {
   const type = (error as { type?: string } | null)?.type;
   if (type === 'entity.parse.failed') {
     // docs/api.md's 400 VALIDATION_FAILED for every unusable body; `issues` says what, in validate()'s shape.

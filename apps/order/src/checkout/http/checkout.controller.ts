@@ -33,6 +33,6 @@ export class CheckoutController {
     const reply = await this.placeOrder.execute({ tenantId: tenant.id, idempotencyKey, body: parsed });
     if (reply.replayed) void res.header('Idempotent-Replayed', 'true');
     // The stored bytes, not a re-serialisation: a replay is byte for byte the first answer.
-    await res.code(reply.status).type('application/json; charset=utf-8').send(reply.body);
+    void res.code(reply.status).type('application/json; charset=utf-8').send(reply.body);
   }
 }
