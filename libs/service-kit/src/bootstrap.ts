@@ -62,9 +62,7 @@ export async function createService(
   const logger = app.get(Logger);
   app.useLogger(logger);
   const fastify = app.getHttpAdapter().getInstance();
-  fastify.addHook('onRequest', traceRequest);
-  fastify.addHook('onRequest', securityHeaders);
-  fastify.addHook('onRequest', splitInternalRoutes);
+  fastify.addHook('onRequest', receiveRequest);
   fastify.removeAllContentTypeParsers();
   fastify.addContentTypeParser('*', jsonBody(config.BODY_LIMIT, options.rawBody === true));
   // Once the body is read: the request's span is made active for the rest of it, then Nest's middleware runs (the
@@ -77,21 +75,28 @@ export async function createService(
 }
 
 /** Every answer: never MIME-sniffed, never cached (answers are per tenant and change with every request). */
-export function securityHeaders(_req: FastifyRequest, reply: FastifyReply, done: () => void): void {
-  reply.header('X-Content-Type-Options', 'nosniff');
-  reply.header('Cache-Control', 'no-store');
-  done();
-}
+const SECURITY_HEADERS = { 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-store' } as const;
+
+/** The same, as the header lines of an answer written to the socket by hand (answerClientError). */
+const HEADER_LINES = Object.entries(SECURITY_HEADERS)
+  .map(([name, value]) => `${name}: ${value}\r\n`)
+  .join('');
 
 const INTERNAL_SOCKET = Symbol('internal-port-socket');
 
 /**
- * /metrics and /health/* answer only on the internal port, everything else only on the API port: a connection
- * accepted by the internal server (listenService) is marked, and a route asked on the wrong port is a 404.
+ * The first hook, once fastify has matched the route: starts the request's server span (libs/tracing,
+ * request-spans.ts) named by that route, except for the internal routes (scraped and probed every few seconds), and
+ * sets the security headers. /metrics and /health/* answer only on the internal port, everything else only on the
+ * API port: a connection accepted by the internal server (listenService) is marked, and a route asked on the wrong
+ * port is a 404.
  */
-export function splitInternalRoutes(req: FastifyRequest, reply: FastifyReply, done: () => void): void {
+function receiveRequest(req: FastifyRequest, reply: FastifyReply, done: () => void): void {
+  const internalRoute = INTERNAL_ROUTE.test(req.url);
+  if (!internalRoute) startRequestSpan(req.raw, reply.raw, req.routeOptions.url);
+  void reply.headers(SECURITY_HEADERS);
   const onInternalPort = (req.raw.socket as Socket & { [INTERNAL_SOCKET]?: true })[INTERNAL_SOCKET] === true;
-  if (onInternalPort === INTERNAL_ROUTE.test(req.url)) {
+  if (onInternalPort === internalRoute) {
     done();
     return;
   }
@@ -100,21 +105,12 @@ export function splitInternalRoutes(req: FastifyRequest, reply: FastifyReply, do
 }
 
 /**
- * The first hook: starts the request's server span (libs/tracing, request-spans.ts), named by the route fastify
- * matched. The internal routes make no trace: they are scraped and probed every few seconds.
- */
-export function traceRequest(req: FastifyRequest, reply: FastifyReply, done: () => void): void {
-  if (!INTERNAL_ROUTE.test(req.url)) startRequestSpan(req.raw, reply.raw, req.routeOptions.url);
-  done();
-}
-
-/**
  * Once the body is read: runs the rest of the request (Nest's middleware, guards, pipes, the route's handler and what
  * it awaits) with the request's span active, whatever the body's reading did to the async context. (A Nest
  * interceptor would do too, but running Nest's interceptor pipeline for every request cost as much as the
  * instrumentation this replaced.)
  */
-export function activateRequestSpan(req: FastifyRequest, _reply: FastifyReply, done: () => void): void {
+function activateRequestSpan(req: FastifyRequest, _reply: FastifyReply, done: () => void): void {
   inRequestContext(req.raw, done);
 }
 
@@ -183,7 +179,8 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Socket):
   socket.end(
     `HTTP/1.1 ${status} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n` +
       'Content-Type: application/json; charset=utf-8\r\n' +
-      'X-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\nConnection: close\r\n' +
+      HEADER_LINES +
+      'Connection: close\r\n' +
       `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${isHeadRequest(error) ? '' : body}`,
   );
 }
@@ -202,8 +199,7 @@ function isHeadRequest(error: Error): boolean {
 function answerBadUrl(_error: Error, _req: FastifyRequest, reply: FastifyReply): void {
   void reply
     .code(400)
-    .header('X-Content-Type-Options', 'nosniff')
-    .header('Cache-Control', 'no-store')
+    .headers(SECURITY_HEADERS)
     .send({
       error: 'VALIDATION_FAILED',
       message: 'the URL is not valid',

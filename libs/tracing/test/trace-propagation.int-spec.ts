@@ -106,7 +106,7 @@ describe('one checkout is one trace across services', () => {
     const orderSpans = inTrace.filter((s) => s.service === 'order');
     const server = orderSpans.find((s) => s.kind === 1);
     assert.ok(server, 'an HTTP server span in order');
-    // Named by the route the router matched (the service kit's traceRequest hook).
+    // Named by the route the router matched (the service kit's first hook).
     assert.equal(server.name, 'POST /v1/checkout');
     assert.equal(server.attributes['http.route'], '/v1/checkout');
     assert.ok(
