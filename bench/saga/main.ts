@@ -17,13 +17,15 @@ import {
 import { formatVerdict, runConservationCheck, serviceDataSource, waitFor } from '@checkout/testing';
 import { CheckoutApi, ServiceName, conservationTarget, metricValue, uniqueSku } from '@checkout/e2e';
 import { percentile, report } from '../report';
-import { NODE_SERVICES, STACK_PROCESSES, Sample, cpuBetween, sample, stackPids } from './procs';
+import { NODE_SERVICES, STACK_PROCESSES, Sample, cpuBetween, jitCpuMs, sample, stackPids } from './procs';
 import { SagaWatch } from './watch';
 import { HttpPathResult, HttpTarget, drive, postStatus, startBareGate } from './http-path';
 
 /**
  * The cost of one checkout saga on the local stack, as a user loads it (issue 16 item 1, issue 19):
- * - default: `--warmup` checkouts at `--rate` (600, not measured), then checkouts at a steady `--rate` (20/s), then
+ * - default: `--warmup` checkouts at `--rate` (600, not measured), then `--inflight` sagas held open until the JIT
+ *   compilers of Kafka and Connect use less than `--jit-quiet` % of a core over 10 s (at most `--jit-deadline` s;
+ *   0 skips it; each phase records the JIT's CPU in its window), then checkouts at a steady `--rate` (20/s), then
  *   a closed loop holding `--inflight` sagas open to find the completed sagas/s at saturation, then a steady 80%
  *   of it; per phase the CPU ms per completed saga of
  *   every process (/proc/<pid>/stat), accepted -> `order.paid` and -> SHIPPED percentiles, event-loop delay p99
@@ -70,6 +72,8 @@ const { values: args } = parseArgs({
     'cpu-prof': { type: 'boolean', default: false },
     out: { type: 'string', default: 'saga' },
     'no-up': { type: 'boolean', default: false },
+    'jit-quiet': { type: 'string', default: '2' },
+    'jit-deadline': { type: 'string', default: '300' },
   },
 });
 const num = (name: keyof typeof args) => {
@@ -185,6 +189,8 @@ interface PhaseResult {
   paidLatencyMs: ReturnType<typeof pcts>;
   shippedLatencyMs: ReturnType<typeof pcts>;
   eventLoopP99Ms: Record<string, number | null>;
+  /** CPU ms the JVMs' JIT compilers used in the window: near 0 when the phase was measured on warm JVMs. */
+  jitMs: Record<string, number>;
   loadavg: number[];
   errors: Record<string, number>;
 }
@@ -192,6 +198,7 @@ interface PhaseResult {
 interface Started {
   pids: Record<string, number>;
   sample: Sample;
+  jitMs: Record<string, number>;
   /** Shipments seen on Kafka when the window opened. */
   shipped: number;
 }
@@ -200,8 +207,15 @@ interface Started {
 async function begin(watch?: SagaWatch): Promise<Started> {
   await eventLoopAll();
   const pids = stackPids(config);
-  return { pids, sample: sample(pids), shipped: watch?.shippedSeen ?? 0 };
+  return { pids, sample: sample(pids), jitMs: jitNow(pids), shipped: watch?.shippedSeen ?? 0 };
 }
+
+/** The Java processes of the stack. */
+const JVMS = ['kafka', 'connect'] as const;
+
+/** Cumulative JIT compiler CPU ms of each JVM of the stack. */
+const jitNow = (pids: Record<string, number>) =>
+  Object.fromEntries(JVMS.map((j) => [j, pids[j] === undefined ? 0 : jitCpuMs(pids[j])]));
 
 /** CPU, rate and latencies of the sagas `ids` over a window; `completed` counts the sagas it is charged for. */
 async function summarise(
@@ -213,6 +227,7 @@ async function summarise(
   completedInWindow?: number,
 ): Promise<PhaseResult> {
   const end = sample(start.pids);
+  const jitEnd = jitNow(start.pids);
   const eventLoopP99Ms = await eventLoopAll();
   const times = ids.map((id) => watch.sagas.get(id)!);
   const done = times.filter((t) => t.shipped !== undefined);
@@ -233,6 +248,7 @@ async function summarise(
     paidLatencyMs: pcts(times.filter((t) => t.paid !== undefined).map((t) => t.paid! - t.accepted)),
     shippedLatencyMs: pcts(done.map((t) => t.shipped! - t.accepted)),
     eventLoopP99Ms,
+    jitMs: Object.fromEntries(JVMS.map((j) => [j, round(jitEnd[j] - start.jitMs[j])])),
     loadavg: end.loadavg,
     errors: Object.fromEntries(errors),
   };
@@ -326,6 +342,54 @@ async function saturation(watch: SagaWatch, sku: string, inflight: number, secon
   );
   clearInterval(progress);
   await drain('saturation', watch, newSagas(watch, before));
+  return result;
+}
+
+/** The window over which the JVMs' JIT must have been quiet, and how often it is read. */
+const JIT_WINDOW_MS = 10_000;
+const JIT_EVERY_MS = 2_000;
+
+/**
+ * Sagas held open (the closed loop) until each JVM's JIT compilers used less than `--jit-quiet` % of one core over
+ * the last 10 s, or `--jit-deadline` seconds passed. Kafka and Connect compile their hot code for minutes after a
+ * start: on a stack just started, at 20/s, Kafka and Connect cost 12.5 and 14.4 ms per saga and order.paid's p50 was
+ * 0.76 s; on the same stack warm, 6.9, 5.0 and 0.16 s (s44/baseline, baseline2). A fixed number of warm-up
+ * sagas was not enough after a restart and too many otherwise.
+ */
+async function warmJvms(watch: SagaWatch, sku: string, inflight: number) {
+  const pids = stackPids(config);
+  const quietMs = (num('jit-quiet') / 100) * JIT_WINDOW_MS;
+  const deadline = num('jit-deadline') * 1000;
+  const t0 = performance.now();
+  const shipped0 = watch.shippedSeen;
+  const jit0 = jitNow(pids);
+  const history: { at: number; jit: Record<string, number> }[] = [{ at: t0, jit: jit0 }];
+  let quiet = false;
+  const errors = new Map<string, number>();
+  const check = setInterval(() => {
+    const now = performance.now();
+    const jit = jitNow(pids);
+    history.push({ at: now, jit });
+    while (history.length > 1 && history[1].at <= now - JIT_WINDOW_MS) history.shift();
+    const first = history[0];
+    const used = Object.fromEntries(JVMS.map((j) => [j, round(jit[j] - first.jit[j])]));
+    quiet = now - first.at >= JIT_WINDOW_MS - JIT_EVERY_MS && JVMS.every((j) => used[j] <= quietMs);
+    if (history.length % 5 === 0 || quiet)
+      log(`JVM warm-up: JIT ms over the last ${round((now - first.at) / 1000)} s ${JSON.stringify(used)}`);
+  }, JIT_EVERY_MS);
+  log(`JVM warm-up (not measured): ${inflight} sagas open until the JIT uses < ${num('jit-quiet')}% of a core`);
+  await closedLoop(watch, sku, inflight, errors, () => quiet || performance.now() - t0 > deadline);
+  clearInterval(check);
+  await drain('JVM warm-up', watch, [...watch.sagas.keys()]);
+  const jit1 = jitNow(pids);
+  const result = {
+    settled: quiet,
+    seconds: round((performance.now() - t0) / 1000),
+    sagas: watch.shippedSeen - shipped0,
+    jitMs: Object.fromEntries(JVMS.map((j) => [j, round(jit1[j] - jit0[j])])),
+    jitMsSinceStart: Object.fromEntries(JVMS.map((j) => [j, round(jit1[j])])),
+  };
+  log(`JVM warm-up: ${quiet ? 'settled' : 'NOT settled'} ${JSON.stringify(result)}`);
   return result;
 }
 
@@ -449,6 +513,7 @@ async function loadRun(): Promise<{ rows: Record<string, unknown>[]; meta: Recor
   // warm stack; the warm-up's sagas are not counted.
   const warmup = num('warmup');
   if (warmup > 0) await steady(`warm-up (not measured) ${rate}/s`, watch, sku, rate, warmup);
+  const jvmWarmup = num('jit-deadline') > 0 ? await warmJvms(watch, sku, num('inflight')) : null;
   const low = await steady(`steady ${rate}/s`, watch, sku, rate, num('low'));
   // `--rss 0`: no RSS readings at all, at rest either (each waits for the stack to settle, up to 4 minutes).
   const restEarly = checkpoints.length > 0 ? await rssAtRest(watch) : undefined;
@@ -528,6 +593,7 @@ async function loadRun(): Promise<{ rows: Record<string, unknown>[]; meta: Recor
               ]),
             )
           : null,
+      jvmWarmup,
       phases,
     },
   };
