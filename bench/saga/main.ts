@@ -366,7 +366,9 @@ async function warmJvms(watch: SagaWatch, sku: string, inflight: number) {
   const history: { at: number; jit: Record<string, number> }[] = [{ at: t0, jit: jit0 }];
   let quiet = false;
   const errors = new Map<string, number>();
+  let reads = 0;
   const check = setInterval(() => {
+    reads += 1;
     const now = performance.now();
     const jit = jitNow(pids);
     history.push({ at: now, jit });
@@ -374,7 +376,7 @@ async function warmJvms(watch: SagaWatch, sku: string, inflight: number) {
     const first = history[0];
     const used = Object.fromEntries(JVMS.map((j) => [j, round(jit[j] - first.jit[j])]));
     quiet = now - first.at >= JIT_WINDOW_MS - JIT_EVERY_MS && JVMS.every((j) => used[j] <= quietMs);
-    if (history.length % 5 === 0 || quiet)
+    if (reads % 5 === 0 || quiet)
       log(`JVM warm-up: JIT ms over the last ${round((now - first.at) / 1000)} s ${JSON.stringify(used)}`);
   }, JIT_EVERY_MS);
   log(`JVM warm-up (not measured): ${inflight} sagas open until the JIT uses < ${num('jit-quiet')}% of a core`);
