@@ -5,7 +5,6 @@ import { Writable } from 'node:stream';
 import { Controller, Get, Module } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
 import { BaseConfigSchema } from './config';
-import { isInternalRequest } from './service-kit.module';
 import { RunningService, createService, exitGracefullyOn, listenService } from './bootstrap';
 
 /** Every log line the service writes, parsed. */
@@ -42,7 +41,7 @@ class ProbeController {
 
 @Module({
   imports: [
-    LoggerModule.forRoot({ pinoHttp: [{ level: 'info', autoLogging: { ignore: isInternalRequest } }, sink] }),
+    LoggerModule.forRoot({ pinoHttp: [{ level: 'info' }, sink], forRoutes: [] }),
   ],
   controllers: [ProbeController],
 })
@@ -111,6 +110,9 @@ describe('service HTTP: errors, headers, internal port', () => {
     assert.equal(logged?.err?.message, 'cannot read the order row: pool exhausted');
     assert.match(logged?.err?.stack ?? '', /TypeError/);
     assert.equal(logged?.url, '/boom');
+    const access = await waitForLine(0, (l) => l.url === '/boom' && l.statusCode === 500);
+    assert.equal(access.msg, 'request errored');
+    assert.equal(access.level, 50, 'a 5xx access line is an error');
     assert.ok(!lines.some((l) => JSON.stringify(l).includes('ERR_HTTP_HEADERS_SENT')));
     const second = await get(agent, running.apiPort, '/ok');
     assert.equal(second.status, 200);
@@ -142,10 +144,14 @@ describe('service HTTP: errors, headers, internal port', () => {
       lines
         .slice(before)
         .filter((l) => l.msg === 'request completed')
-        .map((l) => (l.req as { url: string }).url),
+        .map((l) => l.url),
       ['/ok?probe=1'],
     );
-    assert.equal((access.res as { statusCode: number }).statusCode, 200);
+    assert.equal(access.statusCode, 200);
+    assert.equal(access.level, 30);
+    assert.equal(access.method, 'GET');
+    assert.match(String(access.reqId), /^req-/);
+    assert.equal(typeof access.responseTime, 'number');
   });
 });
 

@@ -22,7 +22,7 @@ class EchoController {
 }
 
 @Module({
-  imports: [LoggerModule.forRoot({ pinoHttp: { level: 'silent' } })],
+  imports: [LoggerModule.forRoot({ pinoHttp: { level: 'silent' }, forRoutes: [] })],
   controllers: [EchoController],
 })
 class EchoModule {}

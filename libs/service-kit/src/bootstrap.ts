@@ -1,7 +1,6 @@
 import 'reflect-metadata';
 import { IncomingMessage, Server, ServerResponse, createServer } from 'node:http';
 import { AddressInfo, Socket } from 'node:net';
-import middie from '@fastify/middie';
 import { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -11,6 +10,7 @@ import { Logger } from 'nestjs-pino';
 import { DataSource } from 'typeorm';
 import { DomainError } from '@checkout/contracts';
 import { inRequestContext, startRequestSpan } from '@checkout/tracing';
+import { logAbort, logAccess } from './access-log';
 import { DomainErrorFilter } from './error.filter';
 import { BaseConfig, INTERNAL_ROUTE, internalPort } from './config';
 import { connectConsumers } from './consumers';
@@ -51,7 +51,8 @@ export async function createService(
     // Express's routing, which the API was published with: `/v1/checkout/` is `/v1/checkout`, and a path
     // parameter of any length reaches its route's validation (fastify's default of 100 characters answered 404).
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 16_384 },
-    // Nest's middleware (the access log) is mounted below, to run after the body is read, as it did on express.
+    // No Nest middleware: the access log is a hook of fastify's (access-log.ts). A module that configures
+    // middleware fails at start-up instead of running it on a second router per request.
     skipMiddie: true,
   });
   const app = await NestFactory.create<NestFastifyApplication>(module, adapter, {
@@ -65,11 +66,11 @@ export async function createService(
   fastify.addHook('onRequest', receiveRequest);
   fastify.removeAllContentTypeParsers();
   fastify.addContentTypeParser('*', jsonBody(config.BODY_LIMIT, options.rawBody === true));
-  // Once the body is read: the request's span is made active for the rest of it, then Nest's middleware runs (the
-  // access log, which binds the request's logger for the handler's lines), in the order they had on express: a body
-  // the parser refuses is answered before either.
+  // Once the body is read, the request's span is made active for the rest of it (a body the parser refuses is
+  // answered before that).
   fastify.addHook('preHandler', activateRequestSpan);
-  await fastify.register(middie, { hook: 'preHandler' });
+  fastify.addHook('onResponse', logAccess);
+  fastify.addHook('onRequestAbort', logAbort);
   app.useGlobalFilters(new DomainErrorFilter(logger));
   return app;
 }

@@ -8,7 +8,7 @@ import { RunningService, createService, listenService } from './bootstrap';
 import { OPENAPI_SERVICE, OpenApiController, routesOf } from './openapi.controller';
 
 @Module({
-  imports: [LoggerModule.forRoot({ pinoHttp: { level: 'silent' } })],
+  imports: [LoggerModule.forRoot({ pinoHttp: { level: 'silent' }, forRoutes: [] })],
   controllers: [OpenApiController],
   providers: [{ provide: OPENAPI_SERVICE, useValue: 'inventory' }],
 })

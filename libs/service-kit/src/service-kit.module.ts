@@ -8,8 +8,8 @@ import { Registry, collectDefaultMetrics } from 'prom-client';
 import { DataSourceOptions } from 'typeorm';
 import { ApiService } from '@checkout/contracts';
 import { OutboxWriter } from '@checkout/messaging';
-import { activeTraceparent } from '@checkout/tracing';
-import { BaseConfig, INTERNAL_ROUTE } from './config';
+import { activeTraceFields, activeTraceparent } from '@checkout/tracing';
+import { BaseConfig } from './config';
 import { ConsumersOptions, consumerTransportProvider } from './consumers';
 import { HealthController } from './health.controller';
 import { KafkaHealthIndicator } from './kafka.health';
@@ -58,11 +58,6 @@ export const REDACTED_LOG_PATHS = [
   '*.webhookSecret',
   '*.authorization',
 ];
-
-/** Whether a request is for an internal route (/metrics, /health/*): those are scraped and probed, not logged. */
-export function isInternalRequest(req: { url?: string; originalUrl?: string }): boolean {
-  return INTERNAL_ROUTE.test(req.originalUrl ?? req.url ?? '/');
-}
 
 /** TypeORM options of a service database: migrations only, never synchronize. */
 export function dataSourceOptions(
@@ -126,26 +121,17 @@ export class ServiceKitModule {
           {
             level: options.config.LOG_LEVEL,
             base: { service: options.config.SERVICE_NAME },
-            // Probes and scrapes are not logged. By the URL as sent: the middleware runner rewrites `url`.
-            autoLogging: { ignore: isInternalRequest },
-            // An access line names the request and its answer; headers and bodies stay out of the hot path (and out
-            // of the logs): the trace of the request has the rest. Unwrapped: pino-http's wrappers first copy every
-            // request field and every response header into an object of their own, for these to pick three.
-            wrapSerializers: false,
-            serializers: {
-              req: (req: { id: unknown; method: string; url: string; originalUrl?: string }) => ({
-                id: req.id,
-                method: req.method,
-                url: req.originalUrl ?? req.url,
-              }),
-              res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
-            },
+            // Every line written in a span names its trace: a handler's line next to the request's access line
+            // (access-log.ts), a consumer's next to the event's spans.
+            mixin: activeTraceFields,
             redact: REDACTED_LOG_PATHS,
           },
           // Lines written while a write is in flight go out together in the next one (one syscall per request was
           // a tenth of a refused checkout's CPU); pino flushes what is buffered when the process exits.
           pino.destination({ dest: 1, sync: false }),
         ],
+        // No per-request middleware: the access line is a fastify hook (access-log.ts), written to this logger.
+        forRoutes: [],
       }),
     ];
     if (options.database) {

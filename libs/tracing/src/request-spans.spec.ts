@@ -6,7 +6,13 @@ import { SpanKind, SpanStatusCode, context, propagation, trace } from '@opentele
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
-import { inRequestContext, startRequestSpan, traceRequests } from './request-spans';
+import {
+  activeTraceFields,
+  inRequestContext,
+  requestTraceFields,
+  startRequestSpan,
+  traceRequests,
+} from './request-spans';
 import { activeTraceparent } from './tracing';
 
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
@@ -51,6 +57,8 @@ describe('request spans (a real HTTP server, spans kept in memory)', () => {
     server = await serve((req, res) => {
       setImmediate(() => {
         if (req.url?.startsWith('/hang')) return res.socket?.destroy();
+        if (req.url?.startsWith('/log-fields'))
+          return res.end(JSON.stringify({ active: activeTraceFields(), request: requestTraceFields(req) }));
         const published = activeTraceparent();
         res.statusCode = req.url?.startsWith('/fail') ? 503 : 200;
         res.end(published ?? 'none');
@@ -125,6 +133,14 @@ describe('request spans (a real HTTP server, spans kept in memory)', () => {
     const answer = await send(server, '/v1/orders/o-2', { traceparent: `00-${TRACE_ID}-${PARENT}-00` });
     assert.match(answer.body, new RegExp(`^00-${TRACE_ID}-[0-9a-f]{16}-00$`));
     assert.equal((await spans(0)).length, 0);
+  });
+
+  it("gives log lines the request span's trace and span id, inside its context and from the request", async () => {
+    const answer = await send(server, '/log-fields', { traceparent: `00-${TRACE_ID}-${PARENT}-01` });
+    const [span] = await spans(1);
+    const fields = { trace_id: TRACE_ID, span_id: span.spanContext().spanId };
+    assert.deepEqual(JSON.parse(answer.body), { active: fields, request: fields });
+    assert.deepEqual(activeTraceFields(), {}, 'outside any span: no ids');
   });
 
   it('makes no span while request spans are off (OTEL_NODE_DISABLED_INSTRUMENTATIONS=http)', async () => {

@@ -5,6 +5,7 @@ import {
   SpanKind,
   SpanStatusCode,
   context,
+  isSpanContextValid,
   propagation,
   trace,
 } from '@opentelemetry/api';
@@ -93,4 +94,29 @@ export function startRequestSpan(req: IncomingMessage, res: ServerResponse, rout
 export function inRequestContext<T>(req: IncomingMessage, fn: () => T): T {
   const ctx = (req as TracedRequest)[REQUEST_SPAN];
   return ctx ? context.with(ctx, fn) : fn();
+}
+
+/** The ids a log line carries to find its trace (the OpenTelemetry log data model's field names). */
+export interface TraceLogFields {
+  trace_id: string;
+  span_id: string;
+}
+
+const logFieldsOf = (ctx: Context | undefined): TraceLogFields | undefined => {
+  const span = ctx && trace.getSpanContext(ctx);
+  return span && isSpanContextValid(span) ? { trace_id: span.traceId, span_id: span.spanId } : undefined;
+};
+
+/** The trace and span id of a request's span (startRequestSpan), or undefined when it has none. */
+export function requestTraceFields(req: IncomingMessage): TraceLogFields | undefined {
+  return logFieldsOf((req as TracedRequest)[REQUEST_SPAN]);
+}
+
+/**
+ * The trace and span id of the active span, for every log line (pino's `mixin`): a handler's or a consumer's line
+ * joins the trace of the request or the event it was written for. Nothing outside a span. A new object each call:
+ * pino merges the line's own fields into it.
+ */
+export function activeTraceFields(): TraceLogFields | Record<string, never> {
+  return logFieldsOf(context.active()) ?? {};
 }
