@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import assert from 'node:assert/strict';
 import { Agent, request } from 'node:http';
+import { connect } from 'node:net';
 import { Writable } from 'node:stream';
-import { Controller, Get, Module } from '@nestjs/common';
+import { Body, Controller, Get, Module, Post } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
 import { BaseConfigSchema } from './config';
 import { RunningService, createService, exitGracefullyOn, listenService } from './bootstrap';
@@ -26,6 +27,11 @@ class ProbeController {
   @Get('ok')
   ok() {
     return { ok: true };
+  }
+
+  @Post('echo')
+  echo(@Body() body: unknown) {
+    return body;
   }
 
   @Get('metrics')
@@ -152,6 +158,26 @@ describe('service HTTP: errors, headers, internal port', () => {
     assert.equal(access.method, 'GET');
     assert.match(String(access.reqId), /^req-/);
     assert.equal(typeof access.responseTime, 'number');
+  });
+
+  it('logs a request whose client left before sending its whole body as aborted, at warn', async () => {
+    const before = lines.length;
+    const socket = connect(running.apiPort, '127.0.0.1');
+    await new Promise<void>((resolve) => socket.once('connect', resolve));
+    // `Expect: 100-continue`: the server says when it has the request (headers read, handed to fastify), and the
+    // client goes in the middle of the body only then.
+    const continued = new Promise((resolve) => socket.once('data', resolve));
+    socket.write(
+      'POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n' +
+        'Expect: 100-continue\r\n\r\n',
+    );
+    assert.match(String(await continued), /^HTTP\/1\.1 100 Continue/);
+    socket.write('{"a":');
+    socket.destroy();
+    const aborted = await waitForLine(before, (l) => l.msg === 'request aborted');
+    assert.equal(aborted.level, 40);
+    assert.equal(aborted.url, '/echo');
+    assert.equal(aborted.method, 'POST');
   });
 });
 
