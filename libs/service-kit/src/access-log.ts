@@ -32,7 +32,10 @@ export function logAccess(req: FastifyRequest, reply: FastifyReply, done: () => 
   done();
 }
 
-/** A request whose client went away before its answer: logged at `warn`, as its answer never is. */
+/**
+ * A request whose client went away before sending all of it (fastify's `onRequestAbort`): no answer is sent, so
+ * `logAccess` never sees it; logged at `warn`.
+ */
 export function logAbort(req: FastifyRequest, done: () => void): void {
   if (!INTERNAL_ROUTE.test(req.url))
     PinoLogger.root.warn(
