@@ -4,8 +4,9 @@ import { parseArgs } from 'node:util';
 import { loadStackConfig, stackKafka, startService, stopService } from '@checkout/local-stack';
 import { OutboxWriter } from '@checkout/messaging';
 import { serviceDataSource } from '@checkout/testing';
+import type { DataSource } from 'typeorm';
 import { percentile, report } from '../report';
-import { Sample, cpuBetween, sample, stackPids } from '../saga/procs';
+import { Sample, cpuBetween, jitCpuMs, sample, stackPids } from '../saga/procs';
 import { DEV_PSP_CREDENTIALS } from '@checkout/service-kit';
 
 /**
@@ -32,7 +33,7 @@ import { DEV_PSP_CREDENTIALS } from '@checkout/service-kit';
  * `payment.succeeded` of an order it never reserved on its DLQ, as it does for the payment specs.
  * Usage: node bench/dist/payment/throughput.js [charges, default 300] [PSP latency ms, default 50]
  *        [concurrency of the floor, default 32 = PAYMENT_CHARGE_CONCURRENCY's default] [--with-consumers]
- *        [--out name, default payment-throughput]
+ *        [--out name, default payment-throughput] [--warm-rounds N, default 10]
  */
 
 const { values: flags, positionals } = parseArgs({
@@ -40,6 +41,7 @@ const { values: flags, positionals } = parseArgs({
   options: {
     'with-consumers': { type: 'boolean', default: false },
     out: { type: 'string', default: 'payment-throughput' },
+    'warm-rounds': { type: 'string', default: '10' },
   },
 });
 const positional = (i: number, fallback: number) => {
@@ -50,6 +52,10 @@ const positional = (i: number, fallback: number) => {
 const CHARGES = positional(0, 300);
 const LATENCY_MS = positional(1, 50);
 const CONCURRENCY = positional(2, 32);
+const WARM_ROUNDS = Number(flags['warm-rounds']);
+if (!Number.isInteger(WARM_ROUNDS) || WARM_ROUNDS < 0) throw new Error('--warm-rounds must be an integer >= 0');
+/** The share of a core a JVM's JIT may use in a service phase (a few seconds) for the stack to count as warm. */
+const JIT_QUIET_SHARE = 0.05;
 /** The services that consume the bench's `inventory.reserved` or `payment.succeeded` besides payment. */
 const OTHER_CONSUMERS = ['order', 'inventory', 'fulfillment', 'saga-tracker'];
 // The dev tenant every service seeds (libs/service-kit DEV_TENANTS) and its PSP secret key (DEV_PSP_CREDENTIALS).
@@ -132,6 +138,59 @@ interface Seen {
   occurredAt: number;
 }
 
+/**
+ * One service phase: CHARGES `inventory.reserved` events committed through the inventory outbox in batches of 25,
+ * as fast as this process can (the service's pace is what is measured), then waited for on `payment.succeeded`.
+ * Returns when each was committed, the sample taken before the first, and the JVMs' JIT CPU over the phase.
+ */
+async function serviceRound(
+  label: string,
+  inventory: DataSource,
+  writer: OutboxWriter,
+  seen: Map<string, Seen>,
+  pids: Record<string, number>,
+) {
+  console.log(`${label}: ${CHARGES} inventory.reserved -> payment.succeeded`);
+  const orders = Array.from({ length: CHARGES }, () => randomUUID());
+  for (const orderId of orders) await delayCharge(orderId);
+  const committed = new Map<string, number>();
+  const jitAt = { kafka: jitCpuMs(pids.kafka), connect: jitCpuMs(pids.connect) };
+  const at = sample(pids);
+  for (let i = 0; i < orders.length; i += 25) {
+    const batch = orders.slice(i, i + 25);
+    await inventory.transaction(async (tx) => {
+      for (const orderId of batch)
+        await writer.append(tx, {
+          type: 'inventory.reserved',
+          tenantId: TENANT,
+          sagaId: orderId,
+          payload: {
+            orderId,
+            lines: [{ sku: 'BENCH-PAY', quantity: 1 }],
+            expiresAt: new Date(Date.now() + 600_000).toISOString(),
+            customerId: 'bench',
+            amount: 50_000,
+            currency: 'VND',
+            paymentToken: 'tok_success',
+          },
+        });
+    });
+    const now = Date.now();
+    for (const orderId of batch) committed.set(orderId, now);
+  }
+  const doneBy = Date.now() + 120_000 + CHARGES * 100;
+  while (orders.some((o) => !seen.has(o)) && Date.now() < doneBy)
+    await new Promise((r) => setTimeout(r, 100));
+  const serviceSeconds = (performance.now() - at.at) / 1000;
+  const jitMs = {
+    kafka: jitCpuMs(pids.kafka) - jitAt.kafka,
+    connect: jitCpuMs(pids.connect) - jitAt.connect,
+  };
+  const jvmsCompiling = Object.values(jitMs).some((ms) => ms > serviceSeconds * 1000 * JIT_QUIET_SHARE);
+  console.log(`${label}: ${serviceSeconds.toFixed(1)} s, JIT CPU ms ${JSON.stringify(jitMs)}`);
+  return { orders, committed, at, serviceSeconds, jitMs, jvmsCompiling };
+}
+
 async function main(): Promise<void> {
   const knobs = await pspJson<{ latencyMs: number; jitterMs: number; errorRate: number }>('/v1/_admin/knobs');
   if (knobs.latencyMs || knobs.jitterMs || knobs.errorRate)
@@ -163,46 +222,29 @@ async function main(): Promise<void> {
   if (!assigned) throw new Error('the bench consumer did not join its group within 30 s');
 
   console.log(`floor: ${CHARGES} direct charges at ${LATENCY_MS} ms, concurrency ${CONCURRENCY}`);
-  const pids = { ...stackPids(config), bench: process.pid };
+  const pids: Record<string, number> = { ...stackPids(config), bench: process.pid };
   const floorBefore = await simulatorAlone(pids);
 
   if (!flags['with-consumers'])
     for (const name of OTHER_CONSUMERS) if (await stopService(name, console.log)) stopped.push(name);
-  console.log(`service: ${CHARGES} inventory.reserved -> payment.succeeded`);
   const inventory = await serviceDataSource('inventory_svc', 2);
   const writer = new OutboxWriter('inventory');
-  const orders = Array.from({ length: CHARGES }, () => randomUUID());
-  for (const orderId of orders) await delayCharge(orderId);
-  const committed = new Map<string, number>();
-  const at = sample(pids);
-  // Committed in batches of 25, as fast as this process can: the service's pace is what is measured.
-  for (let i = 0; i < orders.length; i += 25) {
-    const batch = orders.slice(i, i + 25);
-    await inventory.transaction(async (tx) => {
-      for (const orderId of batch)
-        await writer.append(tx, {
-          type: 'inventory.reserved',
-          tenantId: TENANT,
-          sagaId: orderId,
-          payload: {
-            orderId,
-            lines: [{ sku: 'BENCH-PAY', quantity: 1 }],
-            expiresAt: new Date(Date.now() + 600_000).toISOString(),
-            customerId: 'bench',
-            amount: 50_000,
-            currency: 'VND',
-            paymentToken: 'tok_success',
-          },
-        });
-    });
-    const at = Date.now();
-    for (const orderId of batch) committed.set(orderId, at);
+  const phase = (label: string) => serviceRound(label, inventory, writer, seen, pids);
+  // Kafka and Connect compile their hot code for minutes after a start (bench:saga waits for it the same way): a
+  // service phase run through that measures the JIT, not the pipeline. Rounds of the same charges, not measured,
+  // until one leaves both JVMs' compilers under 5% of a core (--warm-rounds, default 10; 0: none).
+  for (let r = 1; r <= WARM_ROUNDS; r++) {
+    const warm = await phase(`warm-up round ${r} (not measured)`);
+    if (!warm.jvmsCompiling) break;
   }
-  const firstCommit = Math.min(...committed.values());
-  const doneBy = Date.now() + 120_000 + CHARGES * 100;
-  while (orders.some((o) => !seen.has(o)) && Date.now() < doneBy)
-    await new Promise((r) => setTimeout(r, 100));
+  const { orders, committed, at, serviceSeconds, jitMs, jvmsCompiling } = await phase('service');
   const serviceCpu = cpuPerCharge(at, sample(pids));
+  if (jvmsCompiling)
+    console.warn(
+      `the JVMs were still compiling during the measured service phase (JIT CPU ms ${JSON.stringify(jitMs)} in ` +
+        `${serviceSeconds.toFixed(1)} s): the figures are not a warm stack's`,
+    );
+  const firstCommit = Math.min(...committed.values());
   const missing = orders.filter((o) => !seen.has(o));
   if (missing.length) throw new Error(`${missing.length} orders never reached payment.succeeded`);
   await inventory.destroy();
@@ -293,6 +335,8 @@ async function main(): Promise<void> {
     floorConcurrency: CONCURRENCY,
     floorRates: { before: round(floorBefore.rate), after: round(floorAfter.rate) },
     cpuMsPerCharge: { floor: floorCpu, service: serviceCpu },
+    serviceJitMs: jitMs,
+    jvmsCompiling,
     sharedKnobs: knobs,
     loadavg: load,
   });
