@@ -46,9 +46,7 @@ class ProbeController {
 }
 
 @Module({
-  imports: [
-    LoggerModule.forRoot({ pinoHttp: [{ level: 'info' }, sink], forRoutes: [] }),
-  ],
+  imports: [LoggerModule.forRoot({ pinoHttp: [{ level: 'info' }, sink], forRoutes: [] })],
   controllers: [ProbeController],
 })
 class ProbeModule {}

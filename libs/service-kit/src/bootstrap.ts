@@ -10,7 +10,7 @@ import { Logger } from 'nestjs-pino';
 import { DataSource } from 'typeorm';
 import { DomainError } from '@checkout/contracts';
 import { inRequestContext, startRequestSpan } from '@checkout/tracing';
-import { logAbort, logAccess } from './access-log';
+import { logAbort, logAccess, markInternalRequest } from './access-log';
 import { DomainErrorFilter } from './error.filter';
 import { BaseConfig, INTERNAL_ROUTE, internalPort } from './config';
 import { connectConsumers } from './consumers';
@@ -87,14 +87,15 @@ const INTERNAL_SOCKET = Symbol('internal-port-socket');
 
 /**
  * The first hook, once fastify has matched the route: starts the request's server span (libs/tracing,
- * request-spans.ts) named by that route, except for the internal routes (scraped and probed every few seconds), and
- * sets the security headers. /metrics and /health/* answer only on the internal port, everything else only on the
- * API port: a connection accepted by the internal server (listenService) is marked, and a route asked on the wrong
- * port is a 404.
+ * request-spans.ts) named by that route, except for the internal routes (scraped and probed every few seconds: no
+ * span and no access line, access-log.ts), and sets the security headers. /metrics and /health/* answer only on the
+ * internal port, everything else only on the API port: a connection accepted by the internal server (listenService)
+ * is marked, and a route asked on the wrong port is a 404.
  */
 function receiveRequest(req: FastifyRequest, reply: FastifyReply, done: () => void): void {
   const internalRoute = INTERNAL_ROUTE.test(req.url);
-  if (!internalRoute) startRequestSpan(req.raw, reply.raw, req.routeOptions.url);
+  if (internalRoute) markInternalRequest(req.raw);
+  else startRequestSpan(req.raw, reply.raw, req.routeOptions.url);
   void reply.headers(SECURITY_HEADERS);
   const onInternalPort = (req.raw.socket as Socket & { [INTERNAL_SOCKET]?: true })[INTERNAL_SOCKET] === true;
   if (onInternalPort === internalRoute) {
