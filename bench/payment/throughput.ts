@@ -6,7 +6,7 @@ import { OutboxWriter } from '@checkout/messaging';
 import { serviceDataSource } from '@checkout/testing';
 import type { DataSource } from 'typeorm';
 import { percentile, report } from '../report';
-import { Sample, cpuBetween, jitCpuMs, sample, stackPids } from '../saga/procs';
+import { Sample, cpuBetween, jvmJitMs, sample, stackPids } from '../saga/procs';
 import { DEV_PSP_CREDENTIALS } from '@checkout/service-kit';
 
 /**
@@ -53,7 +53,8 @@ const CHARGES = positional(0, 300);
 const LATENCY_MS = positional(1, 50);
 const CONCURRENCY = positional(2, 32);
 const WARM_ROUNDS = Number(flags['warm-rounds']);
-if (!Number.isInteger(WARM_ROUNDS) || WARM_ROUNDS < 0) throw new Error('--warm-rounds must be an integer >= 0');
+if (!Number.isInteger(WARM_ROUNDS) || WARM_ROUNDS < 0)
+  throw new Error('--warm-rounds must be an integer >= 0');
 /** The share of a core a JVM's JIT may use in a service phase (a few seconds) for the stack to count as warm. */
 const JIT_QUIET_SHARE = 0.05;
 /** The services that consume the bench's `inventory.reserved` or `payment.succeeded` besides payment. */
@@ -154,7 +155,7 @@ async function serviceRound(
   const orders = Array.from({ length: CHARGES }, () => randomUUID());
   for (const orderId of orders) await delayCharge(orderId);
   const committed = new Map<string, number>();
-  const jitAt = { kafka: jitCpuMs(pids.kafka), connect: jitCpuMs(pids.connect) };
+  const jitAt = jvmJitMs(pids);
   const at = sample(pids);
   for (let i = 0; i < orders.length; i += 25) {
     const batch = orders.slice(i, i + 25);
@@ -182,10 +183,8 @@ async function serviceRound(
   while (orders.some((o) => !seen.has(o)) && Date.now() < doneBy)
     await new Promise((r) => setTimeout(r, 100));
   const serviceSeconds = (performance.now() - at.at) / 1000;
-  const jitMs = {
-    kafka: jitCpuMs(pids.kafka) - jitAt.kafka,
-    connect: jitCpuMs(pids.connect) - jitAt.connect,
-  };
+  const jitEnd = jvmJitMs(pids);
+  const jitMs = { kafka: jitEnd.kafka - jitAt.kafka, connect: jitEnd.connect - jitAt.connect };
   const jvmsCompiling = Object.values(jitMs).some((ms) => ms > serviceSeconds * 1000 * JIT_QUIET_SHARE);
   console.log(`${label}: ${serviceSeconds.toFixed(1)} s, JIT CPU ms ${JSON.stringify(jitMs)}`);
   return { orders, committed, at, serviceSeconds, jitMs, jvmsCompiling };

@@ -17,7 +17,16 @@ import {
 import { formatVerdict, runConservationCheck, serviceDataSource, waitFor } from '@checkout/testing';
 import { CheckoutApi, ServiceName, conservationTarget, metricValue, uniqueSku } from '@checkout/e2e';
 import { percentile, report } from '../report';
-import { NODE_SERVICES, STACK_PROCESSES, Sample, cpuBetween, jitCpuMs, sample, stackPids } from './procs';
+import {
+  JVMS,
+  NODE_SERVICES,
+  STACK_PROCESSES,
+  Sample,
+  cpuBetween,
+  jvmJitMs,
+  sample,
+  stackPids,
+} from './procs';
 import { SagaWatch } from './watch';
 import { HttpPathResult, HttpTarget, drive, postStatus, startBareGate } from './http-path';
 
@@ -207,15 +216,8 @@ interface Started {
 async function begin(watch?: SagaWatch): Promise<Started> {
   await eventLoopAll();
   const pids = stackPids(config);
-  return { pids, sample: sample(pids), jitMs: jitNow(pids), shipped: watch?.shippedSeen ?? 0 };
+  return { pids, sample: sample(pids), jitMs: jvmJitMs(pids), shipped: watch?.shippedSeen ?? 0 };
 }
-
-/** The Java processes of the stack. */
-const JVMS = ['kafka', 'connect'] as const;
-
-/** Cumulative JIT compiler CPU ms of each JVM of the stack. */
-const jitNow = (pids: Record<string, number>) =>
-  Object.fromEntries(JVMS.map((j) => [j, pids[j] === undefined ? 0 : jitCpuMs(pids[j])]));
 
 /** CPU, rate and latencies of the sagas `ids` over a window; `completed` counts the sagas it is charged for. */
 async function summarise(
@@ -227,7 +229,7 @@ async function summarise(
   completedInWindow?: number,
 ): Promise<PhaseResult> {
   const end = sample(start.pids);
-  const jitEnd = jitNow(start.pids);
+  const jitEnd = jvmJitMs(start.pids);
   const eventLoopP99Ms = await eventLoopAll();
   const times = ids.map((id) => watch.sagas.get(id)!);
   const done = times.filter((t) => t.shipped !== undefined);
@@ -362,7 +364,7 @@ async function warmJvms(watch: SagaWatch, sku: string, inflight: number) {
   const deadline = num('jit-deadline') * 1000;
   const t0 = performance.now();
   const shipped0 = watch.shippedSeen;
-  const jit0 = jitNow(pids);
+  const jit0 = jvmJitMs(pids);
   const history: { at: number; jit: Record<string, number> }[] = [{ at: t0, jit: jit0 }];
   let quiet = false;
   const errors = new Map<string, number>();
@@ -370,7 +372,7 @@ async function warmJvms(watch: SagaWatch, sku: string, inflight: number) {
   const check = setInterval(() => {
     reads += 1;
     const now = performance.now();
-    const jit = jitNow(pids);
+    const jit = jvmJitMs(pids);
     history.push({ at: now, jit });
     while (history.length > 1 && history[1].at <= now - JIT_WINDOW_MS) history.shift();
     const first = history[0];
@@ -379,11 +381,13 @@ async function warmJvms(watch: SagaWatch, sku: string, inflight: number) {
     if (reads % 5 === 0 || quiet)
       log(`JVM warm-up: JIT ms over the last ${round((now - first.at) / 1000)} s ${JSON.stringify(used)}`);
   }, JIT_EVERY_MS);
-  log(`JVM warm-up (not measured): ${inflight} sagas open until the JIT uses < ${num('jit-quiet')}% of a core`);
+  log(
+    `JVM warm-up (not measured): ${inflight} sagas open until the JIT uses < ${num('jit-quiet')}% of a core`,
+  );
   await closedLoop(watch, sku, inflight, errors, () => quiet || performance.now() - t0 > deadline);
   clearInterval(check);
   await drain('JVM warm-up', watch, [...watch.sagas.keys()]);
-  const jit1 = jitNow(pids);
+  const jit1 = jvmJitMs(pids);
   const result = {
     settled: quiet,
     seconds: round((performance.now() - t0) / 1000),

@@ -118,7 +118,7 @@ const JIT_THREAD = /^C[12] CompilerThre/;
  * rather than running it. A JVM just started (Kafka, Connect) spends minutes of load on it: on this stack,
  * 18-22 s of CPU each over their first 5 minutes, a third of all they used (s44). 0 when the process is gone.
  */
-export function jitCpuMs(pid: number): number {
+function jitCpuMs(pid: number): number {
   let ms = 0;
   let tasks: string[];
   try {
@@ -139,6 +139,17 @@ export function jitCpuMs(pid: number): number {
     ms += ((Number(f[11]) + Number(f[12])) * 1000) / TICKS_PER_SECOND;
   }
   return ms;
+}
+
+/** The Java processes of the stack. */
+export const JVMS = ['kafka', 'connect'] as const;
+
+/** Cumulative JIT compiler CPU ms of each JVM of the stack (0 for one not running). */
+export function jvmJitMs(pids: Record<string, number>): Record<(typeof JVMS)[number], number> {
+  return {
+    kafka: pids.kafka === undefined ? 0 : jitCpuMs(pids.kafka),
+    connect: pids.connect === undefined ? 0 : jitCpuMs(pids.connect),
+  };
 }
 
 /** CPU ms each process used between two samples (and `total` over all of them). */
